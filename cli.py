@@ -1,0 +1,148 @@
+"""The ``lstmparse`` command line: a thin shell over the :mod:`lstmparse` API.
+
+Data goes to stdout, progress and figures to stderr.  Malformed input ends with
+``file:line: message`` and exit code 2; an interrupt exits with 130.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from functools import wraps
+
+import click
+
+from lstmparse import backend
+from lstmparse.errors import InputError, ModelError
+from lstmparse.formats import FORMATS
+
+EXISTING_FILE = click.Path(exists=True, dir_okay=False)
+FEATURE_HELP = "comma-separated token features from words,pretrained,pos,feats,chars"
+
+
+def clean_errors(command):
+    """Turn the toolkit's expected errors into one line on stderr and exit code 2."""
+
+    @wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except (InputError, ModelError) as error:
+            click.echo(f"lstmparse: {error}", err=True)
+            sys.exit(2)
+        except FileNotFoundError as error:
+            click.echo(f"lstmparse: {error.filename}: no such file", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("lstmparse: interrupted", err=True)
+            sys.exit(130)
+
+    return wrapper
+
+
+def parse_features(value: str) -> list[str]:
+    from lstmparse.tokens import FEATURES
+
+    features = [f.strip() for f in value.split(",") if f.strip()]
+    unknown = [f for f in features if f not in FEATURES]
+    if unknown or not features:
+        raise click.BadParameter(f"unknown features {unknown}; {FEATURE_HELP}")
+    return features
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="lstmparse")
+def main() -> None:
+    """Stack-LSTM dependency parsing with DyNet: train, parse, evaluate."""
+
+
+@main.command()
+@click.option("--train", "train_file", required=True, type=EXISTING_FILE, help="training treebank")
+@click.option("--dev", "dev_file", type=EXISTING_FILE, help="development treebank (model selection)")
+@click.option("--model-dir", required=True, type=click.Path(file_okay=False), help="where the best model is written")
+@click.option("--features", default="words,pos,chars", show_default=True, help=FEATURE_HELP)
+@click.option("--system", default="arc-standard", show_default=True, help="transition system")
+@click.option("--epochs", default=30, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--max-minutes", type=click.FloatRange(min=0, min_open=True), help="wall-clock budget, dev evaluation included"
+)
+@click.option("--batch-size", default=1, show_default=True, type=click.IntRange(min=1), help="sentences per update")
+@click.option("--learning-rate", default=0.1, show_default=True, type=float, help="eta0 of SGD")
+@click.option("--pretrained", type=EXISTING_FILE, help="word2vec text-format embeddings")
+@click.option("--input-format", type=click.Choice(["conllu", "conllx"]), default="conllu", show_default=True)
+@click.option("--seed", default=1, show_default=True, type=int, help="seeds Python, NumPy and DyNet")
+@click.option("--memory-mb", default=512, show_default=True, type=int, help="DyNet's initial memory pool")
+@clean_errors
+def train(train_file, dev_file, model_dir, features, system, epochs, max_minutes, batch_size, learning_rate,
+          pretrained, input_format, seed, memory_mb) -> None:
+    """Train a stack-LSTM parser; the best model on dev is kept in MODEL_DIR."""
+    backend.configure(seed=seed, memory_mb=memory_mb, weight_decay=1e-6)
+    features = parse_features(features)
+    from lstmparse.systems import SYSTEMS
+    from lstmparse.training import TrainingOptions
+    from lstmparse.training import train as run_training
+
+    if system not in SYSTEMS:
+        raise click.BadParameter(f"choose from {', '.join(SYSTEMS)}", param_hint="--system")
+    options = TrainingOptions(
+        train=train_file, dev=dev_file, model_dir=model_dir, features=features, system=system, epochs=epochs,
+        max_minutes=max_minutes, batch_size=batch_size, learning_rate=learning_rate, seed=seed,
+        pretrained=pretrained, input_format=input_format,
+    )
+    record = run_training(options)
+    best = record.get("best_dev_las")
+    summary = f"best dev LAS {best:.2f} at epoch {record['best_epoch']}" if best is not None else "model saved"
+    click.echo(f"{summary}; {record['total_seconds']:.0f} s in all; model in {model_dir}", err=True)
+
+
+@main.command()
+@click.option("--model", "model_dir", type=click.Path(file_okay=False), help="model directory [default: shipped]")
+@click.option("--input", "input_file", default="-", show_default=True, help="input file, - for stdin")
+@click.option("--output", "output_file", default="-", show_default=True, help="output file, - for stdout")
+@click.option("--input-format", type=click.Choice(FORMATS), default="conllu", show_default=True)
+@click.option("--quiet", is_flag=True, help="no progress or speed report on stderr")
+@click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=int)
+@clean_errors
+def parse(model_dir, input_file, output_file, input_format, quiet, memory_mb) -> None:
+    """Parse CoNLL-U, CoNLL-X or tokenized text; write CoNLL-U."""
+    backend.configure(seed=1, memory_mb=memory_mb)
+    from lstmparse.api import Parser
+
+    load_start = time.time()
+    parser = Parser.load(model_dir)
+    load_seconds = time.time() - load_start
+    start, sentences, words = time.time(), 0, 0
+    with click.open_file(output_file, "w", encoding="utf-8") as out:
+        for sentence in parser.parse_file(input_file, input_format):
+            out.write(sentence.to_conllu())
+            sentences += 1
+            words += len(sentence)
+            if not quiet and sentences % 1000 == 0:
+                click.echo(f"parsed {sentences} sentences", err=True)
+    seconds = max(time.time() - start, 1e-9)
+    if not quiet:
+        click.echo(
+            f"parsed {sentences} sentences, {words} words in {seconds:.1f} s "
+            f"({sentences / seconds:.1f} sentences/s, {words / seconds:.0f} words/s); "
+            f"model loaded in {load_seconds:.2f} s",
+            err=True,
+        )
+
+
+@main.command()
+@click.argument("gold", type=EXISTING_FILE)
+@click.argument("system", type=EXISTING_FILE)
+@click.option("--json", "as_json", is_flag=True, help="print the scores as JSON")
+@clean_errors
+def evaluate(gold, system, as_json) -> None:
+    """Score SYSTEM against GOLD: UAS, LAS, CLAS as the CoNLL 2018 scorer, and without punctuation."""
+    import json
+
+    from lstmparse.evaluation import evaluate_files
+
+    scores = evaluate_files(gold, system)
+    click.echo(json.dumps(scores.as_dict(), indent=2) if as_json else scores.report())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""The Python API behind the command line: load a model, parse sentences.
+
+    import lstmparse
+    parser = lstmparse.load("models/en_ewt_upos")
+    for sentence in parser.parse([["The", "dog", "barks", "."]]):
+        print(sentence.to_conllu())
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from .errors import ModelError
+from .formats import Sentence, read_sentences
+from .parser import StackLSTMParser
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_MODEL = MODELS_DIR / "en_ewt_upos"
+
+
+class Parser:
+    """A loaded dependency parser."""
+
+    def __init__(self, model: StackLSTMParser) -> None:
+        self.model = model
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> Parser:
+        """Load a model directory; without a path, the default English model."""
+        path = Path(path) if path is not None else DEFAULT_MODEL
+        if not path.exists():
+            raise ModelError(f"{path}: no such model directory")
+        return cls(StackLSTMParser.load(str(path)))
+
+    def parse(self, sentences: Iterable[Sentence | Sequence[str]]) -> Iterator[Sentence]:
+        """Parse sentences (``Sentence`` objects or lists of word forms), in order.
+
+        Each result is a copy of the input sentence with HEAD and DEPREL filled in;
+        ``result.to_conllu()`` writes it with every other input byte kept.
+        """
+        for sentence in sentences:
+            if not isinstance(sentence, Sentence):
+                sentence = Sentence.from_forms(list(sentence))
+            heads, deprels = self.model.parse(sentence.tokens)
+            yield with_tree(sentence, heads, deprels)
+
+    def parse_file(self, path: str, fmt: str = "conllu") -> Iterator[Sentence]:
+        """Parse every sentence of a file (``-`` = stdin) lazily."""
+        return self.parse(read_sentences(path, fmt))
+
+
+def with_tree(sentence: Sentence, heads: Sequence[int], deprels: Sequence[str]) -> Sentence:
+    """A copy of ``sentence`` whose words carry the given tree."""
+    tokens = [dataclasses.replace(t, head=h, deprel=r) for t, h, r in zip(sentence.tokens, heads, deprels, strict=True)]
+    return dataclasses.replace(sentence, tokens=tokens)
+
+
+def load(path: str | Path | None = None) -> Parser:
+    """Shorthand for :meth:`Parser.load`."""
+    return Parser.load(path)

@@ -1,0 +1,202 @@
+"""Reading CoNLL-U, CoNLL-X and pre-tokenized text; writing CoNLL-U losslessly.
+
+A parser is only trusted in a pipeline if it changes nothing but what it predicts,
+so every sentence keeps its raw input lines.  Writing replaces the HEAD and DEPREL
+columns of the word lines and copies every other byte (comments, multi-word token
+lines, empty nodes, the other columns) from the input.  Field syntax is checked
+with the ``conllu`` library, one line at a time so that errors can name the line.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from conllu.parser import DEFAULT_FIELDS, ParseException, parse_line
+
+from .errors import InputError
+
+FORMATS = ("conllu", "conllx", "text")
+HEAD_COLUMN = 6
+DEPREL_COLUMN = 7
+N_COLUMNS = 10
+
+
+@dataclass
+class Token:
+    """One syntactic word (integer ID) with the columns the models read."""
+
+    id: int
+    form: str
+    lemma: str = "_"
+    upos: str = "_"
+    xpos: str = "_"
+    feats: str = "_"
+    head: int | None = None
+    deprel: str | None = None
+
+
+@dataclass
+class Sentence:
+    """A sentence's words plus its raw lines, so that output can be lossless."""
+
+    tokens: list[Token]
+    lines: list[str] = field(default_factory=list)
+    token_lines: list[int] = field(default_factory=list)
+    path: str = "<input>"
+    first_line: int = 1
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def forms(self) -> list[str]:
+        return [t.form for t in self.tokens]
+
+    @property
+    def heads(self) -> list[int | None]:
+        return [t.head for t in self.tokens]
+
+    @property
+    def deprels(self) -> list[str | None]:
+        return [t.deprel for t in self.tokens]
+
+    def line_of(self, token_index: int) -> int:
+        """1-based line number of a token in its file, for error messages."""
+        return self.first_line + self.token_lines[token_index]
+
+    def has_tree(self) -> bool:
+        return all(t.head is not None and t.deprel not in (None, "_") for t in self.tokens)
+
+    def to_conllu(self, heads: list[int] | None = None, deprels: list[str] | None = None) -> str:
+        """The sentence as CoNLL-U text with HEAD/DEPREL replaced by the given tree."""
+        heads = self.heads if heads is None else heads
+        deprels = self.deprels if deprels is None else deprels
+        out = list(self.lines)
+        for i, line_index in enumerate(self.token_lines):
+            columns = out[line_index].split("\t")
+            columns[HEAD_COLUMN] = "_" if heads[i] is None else str(heads[i])
+            columns[DEPREL_COLUMN] = deprels[i] or "_"
+            out[line_index] = "\t".join(columns)
+        return "\n".join(out) + "\n\n"
+
+    @classmethod
+    def from_forms(cls, forms: list[str], comments: Iterable[str] = ()) -> Sentence:
+        """A sentence built from tokens alone (text input or the Python API)."""
+        lines = list(comments)
+        tokens, token_lines = [], []
+        for i, form in enumerate(forms, start=1):
+            tokens.append(Token(i, form))
+            token_lines.append(len(lines))
+            lines.append("\t".join([str(i), form] + ["_"] * (N_COLUMNS - 2)))
+        return cls(tokens, lines, token_lines)
+
+
+def open_input(path: str) -> TextIO:
+    """Open a file (or ``-`` for stdin) as UTF-8 text, keeping line ends as they are."""
+    if path == "-":
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline="")
+    return open(path, encoding="utf-8", newline="")
+
+
+def read_sentences(path: str, fmt: str = "conllu") -> Iterator[Sentence]:
+    """Read sentences from ``path`` (``-`` = stdin) in one of :data:`FORMATS`."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown input format {fmt!r}; expected one of {FORMATS}")
+    name = "<stdin>" if path == "-" else path
+    with open_input(path) as handle:
+        numbered = _numbered_lines(handle, name)
+        if fmt == "text":
+            yield from _read_text(numbered, name)
+        else:
+            yield from _read_conll(numbered, name, fmt)
+
+
+def read_treebank(path: str, fmt: str = "conllu") -> list[Sentence]:
+    """All sentences of a file whose trees must be complete (training, evaluation)."""
+    sentences = list(read_sentences(path, fmt))
+    for sentence in sentences:
+        for i, token in enumerate(sentence.tokens):
+            if token.head is None or token.deprel in (None, "_"):
+                raise InputError(sentence.path, sentence.line_of(i), "missing HEAD or DEPREL")
+    return sentences
+
+
+def _numbered_lines(handle: TextIO, name: str) -> Iterator[tuple[int, str]]:
+    try:
+        for number, line in enumerate(handle, start=1):
+            yield number, line.rstrip("\r\n")
+    except UnicodeDecodeError as error:
+        raise InputError(name, None, f"not valid UTF-8 ({error.reason} at byte {error.start})") from None
+
+
+def _read_text(numbered: Iterable[tuple[int, str]], name: str) -> Iterator[Sentence]:
+    for number, line in numbered:
+        forms = line.split()
+        if not forms:
+            continue
+        sentence = Sentence.from_forms(forms, [f"# text = {' '.join(forms)}"])
+        # Line 0 of the block is the generated comment; the words sit on input line ``number``.
+        sentence.path, sentence.first_line = name, number - 1
+        yield sentence
+
+
+def _read_conll(numbered: Iterable[tuple[int, str]], name: str, fmt: str) -> Iterator[Sentence]:
+    block: list[tuple[int, str]] = []
+    for number, line in numbered:
+        if line.strip():
+            block.append((number, line))
+        elif block:
+            yield _parse_block(block, name, fmt)
+            block = []
+    if block:
+        yield _parse_block(block, name, fmt)
+
+
+def _parse_block(block: list[tuple[int, str]], name: str, fmt: str) -> Sentence:
+    first_line = block[0][0]
+    sentence = Sentence([], [line for _, line in block], [], name, first_line)
+    for offset, (number, line) in enumerate(block):
+        if line.startswith("#"):
+            continue
+        token = _parse_word_line(line, name, number, fmt)
+        if token is None:  # multi-word token or empty node: kept as a raw line only
+            continue
+        if token.id != len(sentence.tokens) + 1:
+            raise InputError(name, number, f"word ID {token.id} out of sequence (expected {len(sentence.tokens) + 1})")
+        sentence.tokens.append(token)
+        sentence.token_lines.append(offset)
+    if not sentence.tokens:
+        raise InputError(name, first_line, "sentence without any word line")
+    for i, token in enumerate(sentence.tokens):
+        if token.head is not None and not 0 <= token.head <= len(sentence.tokens):
+            raise InputError(name, sentence.line_of(i), f"HEAD {token.head} out of range 0..{len(sentence.tokens)}")
+    return sentence
+
+
+def _parse_word_line(line: str, name: str, number: int, fmt: str) -> Token | None:
+    columns = line.split("\t")
+    if len(columns) != N_COLUMNS:
+        raise InputError(name, number, f"expected {N_COLUMNS} tab-separated columns, found {len(columns)}")
+    try:
+        parsed = parse_line(line, DEFAULT_FIELDS)
+    except ParseException as error:
+        raise InputError(name, number, str(error)) from None
+    if not isinstance(parsed["id"], int):
+        if fmt == "conllx":
+            raise InputError(name, number, f"CoNLL-X allows integer IDs only, found {columns[0]!r}")
+        return None
+    if columns[1] == "":
+        raise InputError(name, number, "empty FORM")
+    head = None if columns[HEAD_COLUMN] == "_" else parsed["head"]
+    deprel = None if columns[DEPREL_COLUMN] == "_" else columns[DEPREL_COLUMN]
+    return Token(parsed["id"], columns[1], columns[2], columns[3], columns[4], columns[5], head, deprel)
+
+
+def write_sentences(sentences: Iterable[str], handle: TextIO) -> None:
+    """Write already formatted sentence blocks (see :meth:`Sentence.to_conllu`)."""
+    for block in sentences:
+        handle.write(block)

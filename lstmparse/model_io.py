@@ -1,0 +1,93 @@
+"""Model directories, written atomically.
+
+A model directory holds ``config.json`` (architecture, settings, training record)
+and, per saved generation, ``vocab-G.json`` and ``params-G.npz`` (the DyNet
+parameter values by name, float32).  A save writes and syncs the new generation's
+files first and then replaces ``config.json`` (which names them) with one atomic
+rename; old generations are removed only after that.  A save that is interrupted at
+any point therefore leaves the previous model complete and loadable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ModelError
+
+CONFIG = "config.json"
+FORMAT_VERSION = 1
+
+
+def save_directory(directory: str | Path, config: dict, vocab: dict, params: dict[str, np.ndarray]) -> None:
+    """Write a model generation and switch ``config.json`` to it atomically."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    generation = _next_generation(directory)
+    vocab_name, params_name = f"vocab-{generation}.json", f"params-{generation}.npz"
+    config = dict(config, format_version=FORMAT_VERSION, vocab_file=vocab_name, params_file=params_name)
+    try:
+        _atomic_write(directory / vocab_name, lambda handle: handle.write(json.dumps(vocab).encode("utf-8")))
+        _atomic_write(directory / params_name, lambda handle: np.savez_compressed(handle, **params))
+        _atomic_write(directory / CONFIG, lambda handle: handle.write(json.dumps(config, indent=2).encode("utf-8")))
+    except BaseException:
+        if _current_params(directory) != params_name:  # the switch did not happen: drop the new files
+            for name in (vocab_name, params_name):
+                (directory / name).unlink(missing_ok=True)
+        raise
+    _remove_other_generations(directory, generation)
+
+
+def load_directory(directory: str | Path) -> tuple[dict, dict, dict[str, np.ndarray]]:
+    """(config, vocab, params) of a model directory."""
+    directory = Path(directory)
+    config_path = directory / CONFIG
+    if not config_path.is_file():
+        raise ModelError(f"{directory}: not a model directory (no {CONFIG})")
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+        vocab = json.loads((directory / config["vocab_file"]).read_text(encoding="utf-8"))
+        with np.load(directory / config["params_file"]) as archive:
+            params = {name: archive[name] for name in archive.files}
+    except (OSError, ValueError, KeyError) as error:
+        raise ModelError(f"{directory}: unreadable model ({error})") from None
+    if config.get("format_version") != FORMAT_VERSION:
+        raise ModelError(f"{directory}: model format {config.get('format_version')} is not {FORMAT_VERSION}")
+    return config, vocab, params
+
+
+def _current_params(directory: Path) -> str | None:
+    try:
+        return json.loads((directory / CONFIG).read_text(encoding="utf-8")).get("params_file")
+    except (OSError, ValueError):
+        return None
+
+
+def _next_generation(directory: Path) -> int:
+    found = [int(m.group(1)) for p in directory.iterdir() if (m := re.fullmatch(r"params-(\d+)\.npz", p.name))]
+    return max(found, default=0) + 1
+
+
+def _atomic_write(path: Path, write) -> None:
+    handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False)
+    try:
+        with handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def _remove_other_generations(directory: Path, keep: int) -> None:
+    for path in directory.iterdir():
+        match = re.fullmatch(r"(?:params-(\d+)\.npz|vocab-(\d+)\.json)", path.name)
+        if match and int(match.group(1) or match.group(2)) != keep:
+            path.unlink(missing_ok=True)

@@ -1,0 +1,187 @@
+"""The stack-LSTM transition parser (Dyer et al. 2015, section 3).
+
+Three stack LSTMs summarize the stack S, the buffer B and the action history A.
+The parser state is p_t = ReLU(W[s_t; b_t; a_t] + d) and the next action is drawn
+from a softmax over the actions that are legal in the configuration.  When an arc
+is made, the head's vector becomes c = tanh(U[h; m; r] + e), a composition of
+head h, dependent m and the embedding r of the reducing action, so tree fragments
+on the stack are represented recursively (section 3.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import dynet as dy
+import numpy as np
+
+from .errors import ModelError
+from .formats import Token
+from .model_io import load_directory, save_directory
+from .stack_lstm import StackLSTM
+from .systems import Configuration, TransitionSystem, make_system
+from .tokens import Dimensions, TokenEncoder
+from .vocab import Vocabulary
+
+ARCH = "stacklstm"
+
+
+class NeuralConfiguration(Configuration):
+    """A configuration whose primitive operations also move the stack-LSTM pointers."""
+
+    def __init__(self, n: int, parser: StackLSTMParser, vectors: list[dy.Expression]) -> None:
+        super().__init__(n)
+        self.parser = parser
+        self.vectors = vectors  # current vector of each position's subtree (0 = root)
+        self.stack_top = parser.stack_lstm.empty()
+        self.buffer_top = parser.buffer_lstm.empty()
+        self.history = parser.action_lstm.empty()
+
+    def push_stack(self, item: int) -> None:
+        super().push_stack(item)
+        self.stack_top = self.stack_top.push(self.vectors[item])
+
+    def pop_stack(self) -> int:
+        self.stack_top = self.stack_top.pop()
+        return super().pop_stack()
+
+    def push_buffer(self, item: int) -> None:
+        super().push_buffer(item)
+        self.buffer_top = self.buffer_top.push(self.vectors[item])
+
+    def pop_buffer(self) -> int:
+        self.buffer_top = self.buffer_top.pop()
+        return super().pop_buffer()
+
+    def add_arc(self, head: int, dependent: int, action: int) -> None:
+        super().add_arc(head, dependent, action)
+        self.vectors[head] = self.parser.compose(self.vectors[head], self.vectors[dependent], action)
+
+    def record(self, action: int) -> None:
+        """Push the action onto the action-history LSTM."""
+        self.history = self.history.push(self.parser.action_history_embeddings[action])
+
+
+class StackLSTMParser:
+    """Parameters and computations of the parser; one DyNet graph per sentence."""
+
+    def __init__(
+        self,
+        system: TransitionSystem,
+        features: Sequence[str],
+        vocabs: dict[str, Vocabulary],
+        dims: Dimensions | None = None,
+        pretrained_dim: int = 0,
+    ) -> None:
+        self.system = system
+        self.features = list(features)
+        self.vocabs = vocabs
+        self.pretrained_dim = pretrained_dim
+        self.dims = dims = dims or Dimensions()
+        self.model = model = dy.ParameterCollection()
+        self.tokens = TokenEncoder(model, features, dims, vocabs, pretrained_dim)
+        self.stack_lstm = StackLSTM(model, dims.layers, dims.token, dims.lstm)
+        self.buffer_lstm = StackLSTM(model, dims.layers, dims.token, dims.lstm)
+        self.action_lstm = StackLSTM(model, dims.layers, dims.action_history, dims.lstm)
+        n_actions = len(system.actions)
+        self.root_vector = model.add_parameters(dims.token)
+        self.action_history_embeddings = model.add_lookup_parameters((n_actions, dims.action_history))
+        self.composition_action_embeddings = model.add_lookup_parameters((n_actions, dims.composition_action))
+        self.composition = model.add_parameters((dims.token, 2 * dims.token + dims.composition_action))
+        self.composition_bias = model.add_parameters(dims.token)
+        self.state = model.add_parameters((dims.state, 3 * dims.lstm))
+        self.state_bias = model.add_parameters(dims.state)
+        self.output = model.add_parameters((n_actions, dims.state))
+        self.output_bias = model.add_parameters(n_actions)
+
+    def compose(self, head: dy.Expression, dependent: dy.Expression, action: int) -> dy.Expression:
+        relation = self.composition_action_embeddings[action]
+        inputs = dy.concatenate([head, dependent, relation])
+        return dy.tanh(dy.affine_transform([self.composition_bias, self.composition, inputs]))
+
+    def start(self, tokens: Sequence[Token], train: bool) -> NeuralConfiguration:
+        """The initial configuration of a sentence in the current graph."""
+        vectors = [self.root_vector, *self.tokens.encode(tokens, train)]
+        return self.system.initial(len(tokens), NeuralConfiguration, parser=self, vectors=vectors)
+
+    def scores(self, config: NeuralConfiguration) -> dy.Expression:
+        """Unnormalized scores of all actions in ``config``."""
+        summary = dy.concatenate([config.stack_top.summary(), config.buffer_top.summary(), config.history.summary()])
+        state = dy.rectify(dy.affine_transform([self.state_bias, self.state, summary]))
+        return dy.affine_transform([self.output_bias, self.output, state])
+
+    def step(self, config: NeuralConfiguration, action: int) -> None:
+        self.system.apply(config, action)
+        config.record(action)
+
+    def loss(self, tokens: Sequence[Token], actions: Sequence[int]) -> dy.Expression | None:
+        """Negative log-likelihood of an oracle action sequence (None if nothing to learn)."""
+        config = self.start(tokens, train=True)
+        losses = []
+        for action in actions:
+            legal = self.system.legal(config)
+            if len(legal) > 1:
+                losses.append(-dy.pick(dy.log_softmax(self.scores(config), legal), action))
+            self.step(config, action)
+        return dy.esum(losses) if losses else None
+
+    def parse(self, tokens: Sequence[Token]) -> tuple[list[int], list[str]]:
+        """Greedy decoding of one sentence in a fresh graph: (heads, deprels)."""
+        dy.renew_cg(autobatching=False)  # one step at a time: batching has nothing to group
+        config = self.start(tokens, train=False)
+        while not self.system.is_final(config):
+            legal = self.system.legal(config)
+            if len(legal) == 1:
+                action = legal[0]
+            else:
+                scores = self.scores(config).npvalue()
+                action = legal[int(np.argmax(scores[legal]))]
+            self.step(config, action)
+        return config.tree()
+
+    def save(self, directory: str, training: dict | None = None) -> None:
+        """Write the model directory atomically (see :mod:`lstmparse.model_io`)."""
+        config = {
+            "arch": ARCH,
+            "system": self.system.name,
+            "root_label": self.system.root_label,
+            "labels": self.system.labels,
+            "features": self.features,
+            "dims": self.dims.to_json(),
+            "pretrained_dim": self.pretrained_dim,
+            "training": training or {},
+        }
+        vocab = {name: v.to_json() for name, v in self.vocabs.items()}
+        save_directory(directory, config, vocab, self.parameter_values())
+
+    @classmethod
+    def load(cls, directory: str) -> StackLSTMParser:
+        config, vocab, params = load_directory(directory)
+        if config.get("arch") != ARCH:
+            raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a stack-LSTM parser")
+        system = make_system(config["system"], config["labels"], config["root_label"])
+        vocabs = {name: Vocabulary.from_json(data) for name, data in vocab.items()}
+        parser = cls(system, config["features"], vocabs, Dimensions(**config["dims"]), config["pretrained_dim"])
+        parser.set_parameter_values(params)
+        parser.training = config.get("training", {})
+        return parser
+
+    def parameter_values(self) -> dict[str, np.ndarray]:
+        values = {p.name(): p.as_array() for p in self.model.parameters_list()}
+        values.update((p.name(), p.as_array()) for p in self.model.lookup_parameters_list())
+        return {name: value.astype(np.float32) for name, value in values.items()}
+
+    def set_parameter_values(self, values: dict[str, np.ndarray]) -> None:
+        for parameter in self.model.parameters_list():
+            parameter.set_value(self._value_for(parameter, values))
+        for parameter in self.model.lookup_parameters_list():
+            parameter.init_from_array(self._value_for(parameter, values))
+
+    @staticmethod
+    def _value_for(parameter, values: dict[str, np.ndarray]) -> np.ndarray:
+        value = values.get(parameter.name())
+        expected = parameter.as_array().shape
+        if value is None or value.shape != expected:
+            found = None if value is None else value.shape
+            raise ModelError(f"parameter {parameter.name()}: expected shape {expected}, found {found}")
+        return value

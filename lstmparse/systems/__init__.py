@@ -1,0 +1,21 @@
+"""Transition systems by name; each lives in a module of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .arc_standard import ArcStandard
+from .base import Action, Configuration, GoldTree, TransitionSystem
+
+SYSTEMS: dict[str, type[TransitionSystem]] = {ArcStandard.name: ArcStandard}
+
+
+def make_system(name: str, labels: Sequence[str], root_label: str = "root") -> TransitionSystem:
+    """Build the named system over a label set."""
+    try:
+        return SYSTEMS[name](labels, root_label)
+    except KeyError:
+        raise ValueError(f"unknown transition system {name!r}; known: {', '.join(SYSTEMS)}") from None
+
+
+__all__ = ["SYSTEMS", "Action", "Configuration", "GoldTree", "TransitionSystem", "make_system"]

@@ -1,0 +1,159 @@
+"""The interface shared by all transition systems.
+
+A system is a set of labelled actions plus four functions of a configuration:
+which actions are legal, how an action changes it, when it is final, and which
+action a static oracle takes.  Actions change a configuration only through the
+primitive operations of :class:`Configuration` (push/pop on stack and buffer, add
+an arc).  The neural parser subclasses :class:`Configuration` and mirrors exactly
+those primitives on its stack LSTMs, so a new system needs no model code at all
+(section 3.3 of Dyer et al. 2015: the parameterization is orthogonal to the system).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+ROOT = 0
+
+SHIFT = "SHIFT"
+LEFT = "LEFT"
+RIGHT = "RIGHT"
+SWAP = "SWAP"
+
+
+@dataclass(frozen=True)
+class Action:
+    """A transition; ``label`` is the arc label for LEFT/RIGHT, None otherwise."""
+
+    kind: str
+    label: str | None = None
+
+    def __str__(self) -> str:
+        return self.kind if self.label is None else f"{self.kind}({self.label})"
+
+
+class GoldTree:
+    """A gold tree indexed like a configuration (position 0 is the root)."""
+
+    def __init__(self, heads: Sequence[int], labels: Sequence[str]) -> None:
+        self.heads = [ROOT, *heads]
+        self.labels = [None, *labels]
+        self.n_dependents = [0] * (len(heads) + 1)
+        for head in heads:
+            self.n_dependents[head] += 1
+
+    def is_complete(self, config: Configuration, word: int) -> bool:
+        """True when ``word`` has collected all its gold dependents."""
+        return config.attached[word] == self.n_dependents[word]
+
+
+class Configuration:
+    """Stack, buffer and arcs of a parse over words 1..n, with 0 the artificial root.
+
+    The buffer is stored reversed (its front is the last element) so that taking
+    the next word is an O(1) pop.  Subclasses hook the primitive operations.
+    """
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.stack: list[int] = []
+        self.buffer: list[int] = []
+        self.heads: list[int | None] = [None] * (n + 1)
+        self.labels: list[str | None] = [None] * (n + 1)
+        self.attached: list[int] = [0] * (n + 1)  # dependents found so far, per head
+
+    def start(self) -> None:
+        """The initial configuration: the root on the stack, all words in the buffer."""
+        for word in range(self.n, 0, -1):
+            self.push_buffer(word)
+        self.push_stack(ROOT)
+
+    def push_stack(self, item: int) -> None:
+        self.stack.append(item)
+
+    def pop_stack(self) -> int:
+        return self.stack.pop()
+
+    def push_buffer(self, item: int) -> None:
+        self.buffer.append(item)
+
+    def pop_buffer(self) -> int:
+        return self.buffer.pop()
+
+    def add_arc(self, head: int, dependent: int, action: int) -> None:
+        self.heads[dependent] = head
+        self.labels[dependent] = None  # set by the system, which knows the action's label
+        self.attached[head] += 1
+
+    def tree(self) -> tuple[list[int], list[str]]:
+        """The parse as (heads, deprels) for words 1..n."""
+        return [h if h is not None else ROOT for h in self.heads[1:]], [lab or "dep" for lab in self.labels[1:]]
+
+
+class TransitionSystem:
+    """Labelled actions and the rules of one transition system."""
+
+    name = "base"
+    kinds: tuple[str, ...] = ()
+
+    def __init__(self, labels: Sequence[str], root_label: str = "root") -> None:
+        self.root_label = root_label
+        self.labels = sorted(set(labels) | {root_label})
+        self.actions: list[Action] = []
+        for kind in self.kinds:
+            if kind in (LEFT, RIGHT):
+                self.actions.extend(Action(kind, label) for label in self.labels)
+            else:
+                self.actions.append(Action(kind))
+        self.index = {action: i for i, action in enumerate(self.actions)}
+
+    def ids(self, kind: str, root: bool | None = None) -> list[int]:
+        """Action ids of one kind; ``root`` selects root-labelled (True) or other (False) arcs."""
+        return [
+            i
+            for i, a in enumerate(self.actions)
+            if a.kind == kind and (root is None or (a.label == self.root_label) == root)
+        ]
+
+    def initial(self, n: int, configuration_class: type[Configuration] = Configuration, **kwargs) -> Configuration:
+        config = configuration_class(n, **kwargs)
+        config.start()
+        return config
+
+    def is_final(self, config: Configuration) -> bool:
+        return not config.buffer and config.stack == [ROOT]
+
+    def legal(self, config: Configuration) -> list[int]:
+        raise NotImplementedError
+
+    def apply(self, config: Configuration, action: int) -> None:
+        raise NotImplementedError
+
+    def static_oracle(self, config: Configuration, gold: GoldTree) -> int | None:
+        """The oracle's action, or None when the gold tree cannot be reached."""
+        raise NotImplementedError
+
+    def action_id(self, kind: str, label: str | None = None) -> int | None:
+        """The id of an action, None for a label the system was not built with."""
+        return self.index.get(Action(kind, label))
+
+    def set_label(self, config: Configuration, dependent: int, action: int) -> None:
+        config.labels[dependent] = self.actions[action].label
+
+    def oracle_sequence(self, heads: Sequence[int], labels: Sequence[str]) -> list[int] | None:
+        """The static oracle's actions for a gold tree, or None if the system cannot build it."""
+        gold = GoldTree(heads, labels)
+        config = self.initial(len(heads))
+        sequence = []
+        limit = 4 * len(heads) * len(heads) + 10
+        while not self.is_final(config):
+            action = self.static_oracle(config, gold)
+            if action is None or action not in self.legal(config) or len(sequence) > limit:
+                return None
+            sequence.append(action)
+            self.apply(config, action)
+        built_heads, built_labels = config.tree()
+        if built_heads != list(heads) or built_labels != list(labels):
+            return None
+        return sequence

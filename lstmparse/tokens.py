@@ -1,0 +1,177 @@
+"""Token vectors (Dyer et al. 2015, section 3.3; Ballesteros et al. 2015, section 4.2).
+
+Each word becomes x = ReLU(V[w; w_LM; t; f; c] + d) from the parts the model was
+built with (``--features``):
+
+- ``words``: a learned embedding; during training each singleton is replaced by
+  the unknown word with probability 0.5 so that the unknown vector is trained;
+- ``pretrained``: a fixed embedding read from a word2vec text file (not updated);
+- ``pos``: a learned UPOS embedding;
+- ``feats``: the sum of learned embeddings of the word's Feature=Value pairs;
+- ``chars``: a character bi-LSTM, the final forward and backward outputs.
+
+The whole sentence goes through one batched affine layer, and words of equal
+length share one batched character-LSTM run, to keep the graph small.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import dynet as dy
+import numpy as np
+
+from .formats import Token
+from .vocab import Vocabulary
+
+FEATURES = ("words", "pretrained", "pos", "feats", "chars")
+NO_FEATURE = "<none>"
+WORD_DROPOUT = 0.5  # probability of replacing a training singleton by the unknown word
+
+
+@dataclass
+class Dimensions:
+    """Sizes of the network's layers; defaults follow section 6.1 of the papers."""
+
+    word: int = 32  # learned word embedding
+    pos: int = 12  # UPOS embedding
+    feats: int = 12  # morphological feature embedding
+    char_embedding: int = 32  # one character
+    chars: int = 100  # character bi-LSTM output (half per direction)
+    token: int = 100  # token vector x, the input of the stack and buffer LSTMs
+    lstm: int = 100  # hidden size of the stack, buffer and action LSTMs
+    layers: int = 2  # layers of each stack LSTM
+    composition_action: int = 16  # relation/action embedding r in the composition function
+    action_history: int = 20  # action embedding fed to the action-history LSTM
+    state: int = 20  # parser state p_t
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def read_word2vec(path: str) -> tuple[list[str], np.ndarray]:
+    """Words and vectors from a word2vec text file (the optional header is skipped)."""
+    words, vectors = [], []
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            parts = line.rstrip().split(" ")
+            if number == 1 and len(parts) == 2:
+                continue
+            if len(parts) < 2:
+                continue
+            words.append(parts[0])
+            vectors.append([float(v) for v in parts[1:]])
+    if not vectors:
+        raise ValueError(f"{path}: no vectors found")
+    dims = {len(v) for v in vectors}
+    if len(dims) != 1:
+        raise ValueError(f"{path}: vectors of different lengths {sorted(dims)}")
+    return words, np.array(vectors, dtype=np.float32)
+
+
+class TokenEncoder:
+    """Builds the token vectors of a sentence in the current computation graph."""
+
+    def __init__(
+        self,
+        model: dy.ParameterCollection,
+        features: Sequence[str],
+        dims: Dimensions,
+        vocabs: dict[str, Vocabulary],
+        pretrained_dim: int = 0,
+    ) -> None:
+        unknown = set(features) - set(FEATURES)
+        if unknown:
+            raise ValueError(f"unknown features {sorted(unknown)}; choose from {', '.join(FEATURES)}")
+        self.features = list(features)
+        self.dims = dims
+        self.vocabs = vocabs
+        input_dim = 0
+        if "words" in features:
+            self.word_embeddings = model.add_lookup_parameters((len(vocabs["words"]), dims.word))
+            input_dim += dims.word
+        if "pretrained" in features:
+            self.pretrained_embeddings = model.add_lookup_parameters((len(vocabs["pretrained"]), pretrained_dim))
+            input_dim += pretrained_dim
+        if "pos" in features:
+            self.pos_embeddings = model.add_lookup_parameters((len(vocabs["pos"]), dims.pos))
+            input_dim += dims.pos
+        if "feats" in features:
+            self.feat_embeddings = model.add_lookup_parameters((len(vocabs["feats"]), dims.feats))
+            input_dim += dims.feats
+        if "chars" in features:
+            self.char_embeddings = model.add_lookup_parameters((len(vocabs["chars"]), dims.char_embedding))
+            self.char_forward = dy.VanillaLSTMBuilder(1, dims.char_embedding, dims.chars // 2, model)
+            self.char_backward = dy.VanillaLSTMBuilder(1, dims.char_embedding, dims.chars // 2, model)
+            input_dim += 2 * (dims.chars // 2)
+        if input_dim == 0:
+            raise ValueError("no token features selected")
+        self.projection = model.add_parameters((dims.token, input_dim))
+        self.projection_bias = model.add_parameters(dims.token)
+
+    def set_pretrained(self, vectors: np.ndarray) -> None:
+        """Copy the pretrained vectors into the (fixed) lookup table, row 0 = unknown."""
+        self.pretrained_embeddings.init_row(0, np.zeros(vectors.shape[1]))
+        for i, vector in enumerate(vectors, start=1):
+            self.pretrained_embeddings.init_row(i, vector)
+
+    def encode(self, tokens: Sequence[Token], train: bool) -> list[dy.Expression]:
+        """One token vector per word, in sentence order."""
+        parts = []
+        if "words" in self.features:
+            parts.append(dy.lookup_batch(self.word_embeddings, self._word_ids(tokens, train)))
+        if "pretrained" in self.features:
+            vocab = self.vocabs["pretrained"]
+            ids = [vocab.get(t.form) or vocab.get(t.form.lower()) for t in tokens]
+            parts.append(dy.lookup_batch(self.pretrained_embeddings, ids, update=False))
+        if "pos" in self.features:
+            parts.append(dy.lookup_batch(self.pos_embeddings, [self.vocabs["pos"].get(t.upos) for t in tokens]))
+        if "feats" in self.features:
+            parts.append(self._feats(tokens))
+        if "chars" in self.features:
+            parts.append(self._chars(tokens))
+        x = dy.rectify(dy.affine_transform([self.projection_bias, self.projection, dy.concatenate(parts)]))
+        return [dy.pick_batch_elem(x, i) for i in range(len(tokens))]
+
+    def _word_ids(self, tokens: Sequence[Token], train: bool) -> list[int]:
+        vocab = self.vocabs["words"]
+        ids = []
+        for token in tokens:
+            if train and vocab.counts.get(token.form) == 1 and random.random() < WORD_DROPOUT:
+                ids.append(0)
+            else:
+                ids.append(vocab.get(token.form))
+        return ids
+
+    def _feats(self, tokens: Sequence[Token]) -> dy.Expression:
+        """Sum of Feature=Value embeddings, padded with the 'no feature' entry."""
+        vocab = self.vocabs["feats"]
+        per_word = [[vocab.get(f) for f in split_feats(t.feats)] or [vocab.get(NO_FEATURE)] for t in tokens]
+        width = max(len(ids) for ids in per_word)
+        padded = [ids + [vocab.get(NO_FEATURE)] * (width - len(ids)) for ids in per_word]
+        return dy.esum([dy.lookup_batch(self.feat_embeddings, [ids[k] for ids in padded]) for k in range(width)])
+
+    def _chars(self, tokens: Sequence[Token]) -> dy.Expression:
+        """Character bi-LSTM outputs, one batched run per distinct word length."""
+        vocab = self.vocabs["chars"]
+        by_length: dict[int, list[int]] = defaultdict(list)
+        for i, token in enumerate(tokens):
+            by_length[len(token.form)].append(i)
+        outputs, order = [], []
+        for length, members in by_length.items():
+            char_ids = [[vocab.get(c) for c in tokens[i].form] for i in members]
+            columns = [dy.lookup_batch(self.char_embeddings, [ids[j] for ids in char_ids]) for j in range(length)]
+            forward = self.char_forward.initial_state().transduce(columns)[-1]
+            backward = self.char_backward.initial_state().transduce(columns[::-1])[-1]
+            outputs.append(dy.concatenate([forward, backward]))
+            order.extend(members)
+        position = {word: k for k, word in enumerate(order)}
+        return dy.pick_batch_elems(dy.concatenate_to_batch(outputs), [position[i] for i in range(len(tokens))])
+
+
+def split_feats(feats: str) -> list[str]:
+    """Feature=Value pairs of a FEATS column (empty for ``_``)."""
+    return [] if feats in ("", "_") else feats.split("|")

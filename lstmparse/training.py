@@ -1,0 +1,215 @@
+"""Training the stack-LSTM parser (Dyer et al. 2015, section 6.1 settings).
+
+Plain SGD with eta_t = eta0 / (1 + decay * t) after epoch t, gradients clipped to
+norm 5, L2 through DyNet's weight decay (set by the caller before DyNet loads),
+Glorot-uniform initialization (DyNet's default).  Each minibatch of sentences is
+one computation graph whose losses are summed, so DyNet's autobatching can run the
+sentences' operations together; one update per minibatch.  After every epoch the
+parser is evaluated on dev and the model directory is replaced only when dev LAS
+improves, so it always holds the best model so far.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TextIO
+
+import click
+import dynet as dy
+
+from .errors import InputError
+from .evaluation import Scores, score_trees
+from .formats import Sentence, read_treebank
+from .parser import StackLSTMParser
+from .systems import TransitionSystem, make_system
+from .tokens import NO_FEATURE, Dimensions, read_word2vec, split_feats
+from .tree import tree_problem
+from .vocab import Vocabulary
+
+DEFAULT_FEATURES = ("words", "pos", "chars")
+DEFAULT_BATCH_SIZE = 1  # sentences per update: larger batches need a retuned learning rate (see README)
+
+
+@dataclass
+class TrainingOptions:
+    train: str
+    model_dir: str
+    dev: str | None = None
+    features: Sequence[str] = DEFAULT_FEATURES
+    system: str = "arc-standard"
+    epochs: int = 30
+    max_minutes: float | None = None
+    batch_size: int = DEFAULT_BATCH_SIZE
+    learning_rate: float = 0.1
+    decay: float = 0.1
+    clip: float = 5.0
+    seed: int | None = 1
+    pretrained: str | None = None
+    input_format: str = "conllu"
+    dims: Dimensions = field(default_factory=Dimensions)
+
+
+def root_label_of(sentences: Sequence[Sentence]) -> str:
+    """The relation most often given to words attached to the root."""
+    counts = Counter(t.deprel for s in sentences for t in s.tokens if t.head == 0)
+    return counts.most_common(1)[0][0] if counts else "root"
+
+
+def build_vocabularies(sentences: Sequence[Sentence], pretrained_words: Sequence[str] = ()) -> dict[str, Vocabulary]:
+    tokens = [t for s in sentences for t in s.tokens]
+    feats = Counter(f for t in tokens for f in split_feats(t.feats))
+    feats[NO_FEATURE] += 1
+    return {
+        "words": Vocabulary.from_counts(Counter(t.form for t in tokens)),
+        "pos": Vocabulary.from_counts(Counter(t.upos for t in tokens)),
+        "feats": Vocabulary.from_counts(feats),
+        "chars": Vocabulary.from_counts(Counter(c for t in tokens for c in t.form)),
+        "pretrained": Vocabulary(pretrained_words),
+    }
+
+
+def oracle_examples(
+    system: TransitionSystem, sentences: Sequence[Sentence]
+) -> tuple[list[tuple[Sentence, list[int]]], Counter]:
+    """(sentence, oracle actions) for every tree the system can build, and why others were skipped."""
+    examples, skipped = [], Counter()
+    for sentence in sentences:
+        problem = tree_problem(sentence.heads)
+        if problem and not problem.startswith("multiple roots"):
+            raise InputError(sentence.path, sentence.first_line, f"not a tree: {problem}")
+        actions = system.oracle_sequence(sentence.heads, sentence.deprels)
+        if actions is None:
+            skipped["multiple roots" if problem else f"not buildable by {system.name} (non-projective)"] += 1
+        else:
+            examples.append((sentence, actions))
+    return examples, skipped
+
+
+def evaluate_parser(parser: StackLSTMParser, sentences: Sequence[Sentence]) -> Scores:
+    predictions = [parser.parse(s.tokens) for s in sentences]
+    gold = [(s.heads, s.deprels, [t.upos for t in s.tokens]) for s in sentences]
+    return score_trees(gold, predictions)
+
+
+def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
+    """Train a parser and write the best model to ``options.model_dir``; returns a summary."""
+    started = time.time()
+    deadline = started + 60 * options.max_minutes if options.max_minutes else None
+    train_sentences = read_treebank(options.train, options.input_format)
+    dev_sentences = read_treebank(options.dev, options.input_format) if options.dev else []
+    pretrained_words, pretrained_vectors = read_word2vec(options.pretrained) if options.pretrained else ([], None)
+    if "pretrained" in options.features and pretrained_vectors is None:
+        raise click.UsageError("the 'pretrained' feature needs --pretrained FILE")
+    labels = {t.deprel for s in train_sentences for t in s.tokens}
+    system = make_system(options.system, labels, root_label_of(train_sentences))
+    examples, skipped = oracle_examples(system, train_sentences)
+    for reason, count in skipped.items():
+        print(f"skipped {count} of {len(train_sentences)} training trees: {reason}", file=log)
+    if not examples:
+        raise InputError(options.train, None, "no training tree can be built by the transition system")
+
+    parser = StackLSTMParser(
+        system,
+        options.features,
+        build_vocabularies(train_sentences, pretrained_words),
+        options.dims,
+        0 if pretrained_vectors is None else pretrained_vectors.shape[1],
+    )
+    if pretrained_vectors is not None:
+        parser.tokens.set_pretrained(pretrained_vectors)
+    trainer = dy.SimpleSGDTrainer(parser.model, learning_rate=options.learning_rate)
+    trainer.set_clip_threshold(options.clip)
+    record = {
+        "train": options.train,
+        "dev": options.dev,
+        "seed": options.seed,
+        "batch_size": options.batch_size,
+        "skipped": dict(skipped),
+        "epochs": [],
+    }
+    best_las = -1.0
+    dev_seconds = len(dev_sentences) / 100.0  # estimate until the first evaluation is timed
+    print(
+        f"training on {len(examples)} trees, {len(system.actions)} actions, features {','.join(options.features)}, "
+        f"{parser.model.parameter_count()} parameters",
+        file=log,
+    )
+    for epoch in range(options.epochs):
+        trainer.learning_rate = options.learning_rate / (1 + options.decay * epoch)
+        stop_at = None if deadline is None else deadline - 1.2 * dev_seconds
+        epoch_start = time.time()
+        loss, actions, seen = run_epoch(parser, trainer, examples, options.batch_size, stop_at, f"epoch {epoch + 1}")
+        train_seconds = time.time() - epoch_start
+        entry = {
+            "epoch": epoch + 1,
+            "sentences": seen,
+            "loss_per_action": loss / max(actions, 1),
+            "learning_rate": trainer.learning_rate,
+            "train_seconds": round(train_seconds, 1),
+            "sentences_per_second": round(seen / max(train_seconds, 1e-9), 1),
+        }
+        if dev_sentences:
+            eval_start = time.time()
+            scores = evaluate_parser(parser, dev_sentences)
+            dev_seconds = time.time() - eval_start
+            entry.update(dev_uas=round(scores.uas, 2), dev_las=round(scores.las, 2), dev_seconds=round(dev_seconds, 1))
+            improved = scores.las > best_las
+        else:
+            improved = True
+        record["epochs"].append(entry)
+        if improved:
+            best_las = entry.get("dev_las", best_las)
+            record["best_epoch"] = epoch + 1
+            parser.save(options.model_dir, training=record)
+        print(_epoch_line(entry, improved), file=log, flush=True)
+        if seen < len(examples):
+            print(f"time budget of {options.max_minutes} minutes reached", file=log)
+            break
+    record["total_seconds"] = round(time.time() - started, 1)
+    record["best_dev_las"] = best_las if dev_sentences else None
+    return record
+
+
+def run_epoch(
+    parser: StackLSTMParser,
+    trainer: dy.Trainer,
+    examples: Sequence[tuple[Sentence, list[int]]],
+    batch_size: int,
+    stop_at: float | None,
+    label: str,
+) -> tuple[float, int, int]:
+    """One pass over shuffled examples: (summed loss, actions, sentences seen)."""
+    order = list(examples)
+    random.shuffle(order)
+    total_loss, total_actions, seen = 0.0, 0, 0
+    with click.progressbar(length=len(order), label=label, file=sys.stderr) as bar:
+        for start in range(0, len(order), batch_size):
+            if stop_at is not None and time.time() > stop_at:
+                break
+            batch = order[start : start + batch_size]
+            dy.renew_cg(autobatching=True)  # batches the sentences' independent operations
+            losses = [loss for s, a in batch if (loss := parser.loss(s.tokens, a)) is not None]
+            if losses:
+                batch_loss = dy.esum(losses)
+                total_loss += batch_loss.value()
+                batch_loss.backward()
+                trainer.update()
+            total_actions += sum(len(a) for _, a in batch)
+            seen += len(batch)
+            bar.update(len(batch))
+    return total_loss, total_actions, seen
+
+
+def _epoch_line(entry: dict, improved: bool) -> str:
+    line = (
+        f"epoch {entry['epoch']}: loss/action {entry['loss_per_action']:.4f}  lr {entry['learning_rate']:.4f}  "
+        f"{entry['train_seconds']:.0f} s ({entry['sentences_per_second']:.0f} sent/s)"
+    )
+    if "dev_las" in entry:
+        line += f"  dev UAS {entry['dev_uas']:.2f} LAS {entry['dev_las']:.2f} ({entry['dev_seconds']:.0f} s)"
+    return line + ("  saved" if improved else "")

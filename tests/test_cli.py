@@ -1,0 +1,97 @@
+"""End to end through the installed command: train, parse, evaluate, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from lstmparse.formats import read_sentences
+
+
+def lstmparse(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *map(str, args)], input=stdin, capture_output=True, text=True, timeout=600
+    )
+
+
+@pytest.fixture(scope="module")
+def trained(small_treebank, tmp_path_factory):
+    model = tmp_path_factory.mktemp("model") / "m"
+    result = lstmparse(
+        "train", "--train", small_treebank["train"], "--dev", small_treebank["dev"], "--model-dir", model,
+        "--epochs", "2", "--seed", "3",
+    )
+    assert result.returncode == 0, result.stderr
+    return model, result
+
+
+def test_help_lists_every_command():
+    result = lstmparse("--help")
+    assert result.returncode == 0
+    for command in ("train", "parse", "evaluate"):
+        assert command in result.stdout
+
+
+def test_train_reports_epochs_and_keeps_the_best_model(trained):
+    model, result = trained
+    assert "skipped" in result.stderr and "non-projective" in result.stderr
+    assert "epoch 2:" in result.stderr and "dev UAS" in result.stderr
+    config = json.loads((model / "config.json").read_text())
+    epochs = config["training"]["epochs"]
+    best = config["training"]["best_epoch"]
+    assert epochs[best - 1]["dev_las"] == max(e["dev_las"] for e in epochs)
+
+
+def test_parse_then_evaluate(trained, small_treebank, tmp_path):
+    model, _ = trained
+    out = tmp_path / "out.conllu"
+    result = lstmparse("parse", "--model", model, "--input", small_treebank["dev"], "--output", out)
+    assert result.returncode == 0, result.stderr
+    assert "sentences/s" in result.stderr
+    gold, parsed = list(read_sentences(str(small_treebank["dev"]))), list(read_sentences(str(out)))
+    assert [s.lines[: s.token_lines[0]] for s in parsed] == [s.lines[: s.token_lines[0]] for s in gold]
+    assert all(t.head is not None for s in parsed for t in s.tokens)
+    scores = lstmparse("evaluate", "--json", small_treebank["dev"], out)
+    assert scores.returncode == 0, scores.stderr
+    figures = json.loads(scores.stdout)
+    assert figures["words"] == sum(len(s) for s in gold)
+    assert figures["UAS"] > 20.0  # two epochs on 200 sentences already beat a random attachment
+
+
+def test_parse_reads_stdin_text(trained):
+    model, _ = trained
+    result = lstmparse("parse", "--model", model, "--input-format", "text", "--quiet", stdin="The dog barks .\n")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "# text = The dog barks ."
+    assert [line.split("\t")[1] for line in lines[1:5]] == ["The", "dog", "barks", "."]
+    assert sum(line.split("\t")[6] == "0" for line in lines[1:5]) == 1
+    assert result.stderr == ""
+
+
+def test_same_seed_same_model(small_treebank, tmp_path):
+    outputs = []
+    for name in ("a", "b"):
+        model = tmp_path / name
+        train = lstmparse(
+            "train", "--train", small_treebank["dev"], "--model-dir", model, "--epochs", "1", "--seed", "5"
+        )
+        assert train.returncode == 0, train.stderr
+        parse = lstmparse("parse", "--model", model, "--input", small_treebank["dev"], "--quiet")
+        outputs.append(parse.stdout)
+    assert outputs[0] == outputs[1]
+
+
+def test_malformed_input_is_one_line_and_exit_code_2(trained, tmp_path):
+    model, _ = trained
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tx\t_\t_\t_\t_\t0\troot\t_\t_\n\n1\ty\t_\t_\t_\t_\n\n", encoding="utf-8")
+    result = lstmparse("parse", "--model", model, "--input", bad, "--quiet")
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"lstmparse: {bad}:3: expected 10 tab-separated columns, found 6"
+    assert "Traceback" not in result.stderr
+    missing = lstmparse("parse", "--model", tmp_path / "nowhere", "--quiet", stdin="a\n")
+    assert missing.returncode == 2 and "no such model directory" in missing.stderr

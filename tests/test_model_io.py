@@ -1,0 +1,56 @@
+"""Model directories: save/load fidelity and atomic replacement."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lstmparse import model_io
+from lstmparse.errors import ModelError
+from lstmparse.formats import read_treebank
+from lstmparse.parser import StackLSTMParser
+from lstmparse.systems import make_system
+from lstmparse.training import build_vocabularies
+
+
+@pytest.fixture()
+def parser(small_treebank):
+    sentences = read_treebank(str(small_treebank["train"]))
+    system = make_system("arc-standard", {d for s in sentences for d in s.deprels})
+    return StackLSTMParser(system, ["words", "pos", "feats", "chars"], build_vocabularies(sentences)), sentences
+
+
+def test_loaded_model_parses_identically(tmp_path, parser):
+    model, sentences = parser
+    model.save(str(tmp_path / "m"), training={"note": "x"})
+    loaded = StackLSTMParser.load(str(tmp_path / "m"))
+    assert loaded.training == {"note": "x"}
+    for sentence in sentences[:20]:
+        assert loaded.parse(sentence.tokens) == model.parse(sentence.tokens)
+
+
+def test_interrupted_save_keeps_the_previous_model(tmp_path, parser, monkeypatch):
+    model, sentences = parser
+    directory = tmp_path / "m"
+    model.save(str(directory))
+    before = sorted(p.name for p in directory.iterdir())
+    expected = model.parse(sentences[0].tokens)
+
+    def fail(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    for p in model.model.parameters_list():
+        p.set_value(np.zeros(p.shape()))
+    monkeypatch.setattr(model_io.np, "savez_compressed", fail)
+    with pytest.raises(KeyboardInterrupt):
+        model.save(str(directory))
+    assert sorted(p.name for p in directory.iterdir()) == before
+    assert StackLSTMParser.load(str(directory)).parse(sentences[0].tokens) == expected
+
+
+def test_missing_or_foreign_directories_are_clear_errors(tmp_path):
+    with pytest.raises(ModelError, match="not a model directory"):
+        StackLSTMParser.load(str(tmp_path))
+    (tmp_path / "config.json").write_text('{"format_version": 1, "vocab_file": "v", "params_file": "p"}')
+    with pytest.raises(ModelError, match="unreadable model"):
+        StackLSTMParser.load(str(tmp_path))
