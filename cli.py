@@ -61,7 +61,21 @@ def main() -> None:
 @click.option("--dev", "dev_file", type=EXISTING_FILE, help="development treebank (model selection)")
 @click.option("--model-dir", required=True, type=click.Path(file_okay=False), help="where the best model is written")
 @click.option("--features", default="words,pos,chars", show_default=True, help=FEATURE_HELP)
-@click.option("--system", default="arc-standard", show_default=True, help="transition system")
+@click.option(
+    "--system", type=click.Choice(["arc-standard", "arc-swap", "arc-hybrid"]), default="arc-standard",
+    show_default=True, help="transition system (stored in the model)",
+)
+@click.option(
+    "--oracle", type=click.Choice(["static", "dynamic"]), default="static", show_default=True,
+    help="dynamic: arc-hybrid's dynamic oracle with training by exploration",
+)
+@click.option("--alpha", default=0.75, show_default=True, type=click.FloatRange(min=0), help="explore with p^alpha")
+@click.option(
+    "--explore-p", default=0.9, show_default=True, type=click.FloatRange(0, 1),
+    help="probability of following a sampled action when exploring",
+)
+@click.option("--explore-after", default=1, show_default=True, type=click.IntRange(min=0), help="epochs before it")
+@click.option("--pseudo-projective", is_flag=True, help="train on projectivized trees, deprojectivize the output")
 @click.option("--epochs", default=30, show_default=True, type=click.IntRange(min=1))
 @click.option(
     "--max-minutes", type=click.FloatRange(min=0, min_open=True), help="wall-clock budget, dev evaluation included"
@@ -73,19 +87,21 @@ def main() -> None:
 @click.option("--seed", default=1, show_default=True, type=int, help="seeds Python, NumPy and DyNet")
 @click.option("--memory-mb", default=512, show_default=True, type=int, help="DyNet's initial memory pool")
 @clean_errors
-def train(train_file, dev_file, model_dir, features, system, epochs, max_minutes, batch_size, learning_rate,
-          pretrained, input_format, seed, memory_mb) -> None:
+def train(train_file, dev_file, model_dir, features, system, oracle, alpha, explore_p, explore_after,
+          pseudo_projective, epochs, max_minutes, batch_size, learning_rate, pretrained, input_format, seed,
+          memory_mb) -> None:
     """Train a stack-LSTM parser; the best model on dev is kept in MODEL_DIR."""
     backend.configure(seed=seed, memory_mb=memory_mb, weight_decay=1e-6)
     features = parse_features(features)
-    from lstmparse.systems import SYSTEMS
     from lstmparse.training import TrainingOptions
     from lstmparse.training import train as run_training
 
-    if system not in SYSTEMS:
-        raise click.BadParameter(f"choose from {', '.join(SYSTEMS)}", param_hint="--system")
+    if pseudo_projective and system == "arc-swap":
+        raise click.BadParameter("arc-swap builds non-projective trees itself", param_hint="--pseudo-projective")
     options = TrainingOptions(
-        train=train_file, dev=dev_file, model_dir=model_dir, features=features, system=system, epochs=epochs,
+        train=train_file, dev=dev_file, model_dir=model_dir, features=features, system=system, oracle=oracle,
+        alpha=alpha, explore_p=explore_p, explore_after=explore_after, pseudo_projective=pseudo_projective,
+        epochs=epochs,
         max_minutes=max_minutes, batch_size=batch_size, learning_rate=learning_rate, seed=seed,
         pretrained=pretrained, input_format=input_format,
     )
@@ -142,6 +158,30 @@ def evaluate(gold, system, as_json) -> None:
 
     scores = evaluate_files(gold, system)
     click.echo(json.dumps(scores.as_dict(), indent=2) if as_json else scores.report())
+
+
+@main.command()
+@click.argument("treebank", type=EXISTING_FILE)
+@click.option(
+    "--system", type=click.Choice(["arc-standard", "arc-swap", "arc-hybrid"]), default="arc-standard",
+    show_default=True,
+)
+@click.option("--pseudo-projective", is_flag=True, help="run on projectivized trees")
+@click.option("--transitions", is_flag=True, help="print each sentence's action sequence on stdout")
+@click.option("--check", is_flag=True, help="exit 1 unless every tree the system can build is reproduced")
+@click.option("--input-format", type=click.Choice(["conllu", "conllx"]), default="conllu", show_default=True)
+@clean_errors
+def oracle(treebank, system, pseudo_projective, transitions, check, input_format) -> None:
+    """Run the static oracle on every tree of TREEBANK and report what it reproduces."""
+    from lstmparse.oracle_check import run_oracle
+
+    report = run_oracle(treebank, system, pseudo_projective, input_format)
+    if transitions:
+        for sent_id, actions in report.transitions:
+            click.echo(f"{sent_id}\t{' '.join(actions) if actions is not None else '-'}")
+    click.echo(report.summary(), err=transitions)
+    if check and not report.complete:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ on the stack are represented recursively (section 3.4).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 import dynet as dy
@@ -18,12 +19,19 @@ import numpy as np
 from .errors import ModelError
 from .formats import Token
 from .model_io import load_directory, save_directory
+from .pseudo_projective import deprojectivize
 from .stack_lstm import StackLSTM
-from .systems import Configuration, TransitionSystem, make_system
+from .systems import Configuration, GoldTree, TransitionSystem, make_system
 from .tokens import Dimensions, TokenEncoder
 from .vocab import Vocabulary
 
 ARCH = "stacklstm"
+
+
+def sample(actions: Sequence[int], log_probs: np.ndarray, alpha: float) -> int:
+    """An action drawn from the distribution p(a)^alpha, renormalized over ``actions``."""
+    weights = np.exp(alpha * (log_probs[actions] - np.max(log_probs[actions])))
+    return actions[int(np.random.choice(len(actions), p=weights / weights.sum()))]
 
 
 class NeuralConfiguration(Configuration):
@@ -72,8 +80,10 @@ class StackLSTMParser:
         vocabs: dict[str, Vocabulary],
         dims: Dimensions | None = None,
         pretrained_dim: int = 0,
+        pseudo_projective: bool = False,
     ) -> None:
         self.system = system
+        self.pseudo_projective = pseudo_projective  # labels carry lifts; parse() undoes them
         self.features = list(features)
         self.vocabs = vocabs
         self.pretrained_dim = pretrained_dim
@@ -125,6 +135,36 @@ class StackLSTMParser:
             self.step(config, action)
         return dy.esum(losses) if losses else None
 
+    def exploration_loss(
+        self, tokens: Sequence[Token], gold: GoldTree, explore_p: float, alpha: float
+    ) -> dy.Expression | None:
+        """Training with the dynamic oracle and exploration (Ballesteros et al. 2016, eq. 3).
+
+        At each state the loss is -log of the total probability of the zero-cost
+        actions.  The parser then follows, with probability ``explore_p``, an action
+        sampled from its own distribution raised to the power ``alpha``; otherwise
+        the zero-cost action the model likes best.
+        """
+        config = self.start(tokens, train=True)
+        losses = []
+        while not self.system.is_final(config):
+            legal = self.system.legal(config)
+            if len(legal) == 1:
+                self.step(config, legal[0])
+                continue
+            zero_cost = self.system.zero_cost(config, gold) or legal
+            log_probs = dy.log_softmax(self.scores(config), legal)
+            if len(zero_cost) < len(legal):
+                losses.append(-dy.logsumexp([dy.pick(log_probs, a) for a in zero_cost]))
+            explore = explore_p > 0 and random.random() < explore_p
+            if len(zero_cost) == 1 and not explore:
+                action = zero_cost[0]
+            else:
+                values = log_probs.npvalue()
+                action = sample(legal, values, alpha) if explore else max(zero_cost, key=values.__getitem__)
+            self.step(config, action)
+        return dy.esum(losses) if losses else None
+
     def parse(self, tokens: Sequence[Token]) -> tuple[list[int], list[str]]:
         """Greedy decoding of one sentence in a fresh graph: (heads, deprels)."""
         dy.renew_cg(autobatching=False)  # one step at a time: batching has nothing to group
@@ -137,13 +177,15 @@ class StackLSTMParser:
                 scores = self.scores(config).npvalue()
                 action = legal[int(np.argmax(scores[legal]))]
             self.step(config, action)
-        return config.tree()
+        heads, labels = config.tree()
+        return deprojectivize(heads, labels) if self.pseudo_projective else (heads, labels)
 
     def save(self, directory: str, training: dict | None = None) -> None:
         """Write the model directory atomically (see :mod:`lstmparse.model_io`)."""
         config = {
             "arch": ARCH,
             "system": self.system.name,
+            "pseudo_projective": self.pseudo_projective,
             "root_label": self.system.root_label,
             "labels": self.system.labels,
             "features": self.features,
@@ -161,7 +203,10 @@ class StackLSTMParser:
             raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a stack-LSTM parser")
         system = make_system(config["system"], config["labels"], config["root_label"])
         vocabs = {name: Vocabulary.from_json(data) for name, data in vocab.items()}
-        parser = cls(system, config["features"], vocabs, Dimensions(**config["dims"]), config["pretrained_dim"])
+        parser = cls(
+            system, config["features"], vocabs, Dimensions(**config["dims"]), config["pretrained_dim"],
+            config.get("pseudo_projective", False),
+        )
         parser.set_parameter_values(params)
         parser.training = config.get("training", {})
         return parser

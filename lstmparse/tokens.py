@@ -114,9 +114,8 @@ class TokenEncoder:
 
     def set_pretrained(self, vectors: np.ndarray) -> None:
         """Copy the pretrained vectors into the (fixed) lookup table, row 0 = unknown."""
-        self.pretrained_embeddings.init_row(0, np.zeros(vectors.shape[1]))
-        for i, vector in enumerate(vectors, start=1):
-            self.pretrained_embeddings.init_row(i, vector)
+        unknown = np.zeros((1, vectors.shape[1]), dtype=np.float32)
+        self.pretrained_embeddings.init_from_array(np.concatenate([unknown, vectors]))
 
     def encode(self, tokens: Sequence[Token], train: bool) -> list[dy.Expression]:
         """One token vector per word, in sentence order."""

@@ -15,7 +15,7 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -26,7 +26,8 @@ from .errors import InputError
 from .evaluation import Scores, score_trees
 from .formats import Sentence, read_treebank
 from .parser import StackLSTMParser
-from .systems import TransitionSystem, make_system
+from .pseudo_projective import projectivize
+from .systems import GoldTree, TransitionSystem, make_system
 from .tokens import NO_FEATURE, Dimensions, read_word2vec, split_feats
 from .tree import tree_problem
 from .vocab import Vocabulary
@@ -42,6 +43,11 @@ class TrainingOptions:
     dev: str | None = None
     features: Sequence[str] = DEFAULT_FEATURES
     system: str = "arc-standard"
+    oracle: str = "static"  # or "dynamic" (arc-hybrid): training with exploration
+    alpha: float = 0.75  # exploration samples from p(a)^alpha
+    explore_p: float = 0.9  # probability of following a sampled action once exploring
+    explore_after: int = 1  # epochs of oracle-following before exploration starts
+    pseudo_projective: bool = False
     epochs: int = 30
     max_minutes: float | None = None
     batch_size: int = DEFAULT_BATCH_SIZE
@@ -73,21 +79,48 @@ def build_vocabularies(sentences: Sequence[Sentence], pretrained_words: Sequence
     }
 
 
-def oracle_examples(
-    system: TransitionSystem, sentences: Sequence[Sentence]
-) -> tuple[list[tuple[Sentence, list[int]]], Counter]:
-    """(sentence, oracle actions) for every tree the system can build, and why others were skipped."""
-    examples, skipped = [], Counter()
+@dataclass
+class Example:
+    """A training sentence with its (possibly projectivized) gold tree and static oracle actions."""
+
+    sentence: Sentence
+    gold: GoldTree
+    actions: list[int]
+
+
+def training_trees(sentences: Sequence[Sentence], pseudo_projective: bool) -> list[tuple[list[int], list[str]]]:
+    """The trees to learn from: checked, and projectivized if asked."""
+    trees = []
     for sentence in sentences:
         problem = tree_problem(sentence.heads)
         if problem and not problem.startswith("multiple roots"):
             raise InputError(sentence.path, sentence.first_line, f"not a tree: {problem}")
-        actions = system.oracle_sequence(sentence.heads, sentence.deprels)
+        heads, labels = list(sentence.heads), list(sentence.deprels)
+        trees.append(projectivize(heads, labels) if pseudo_projective and not problem else (heads, labels))
+    return trees
+
+
+def oracle_examples(
+    system: TransitionSystem, sentences: Sequence[Sentence], trees: Sequence[tuple[list[int], list[str]]]
+) -> tuple[list[Example], Counter]:
+    """Examples for every tree the system can build, and why the others were skipped."""
+    examples, skipped = [], Counter()
+    for sentence, (heads, labels) in zip(sentences, trees, strict=True):
+        actions = system.oracle_sequence(heads, labels)
         if actions is None:
-            skipped["multiple roots" if problem else f"not buildable by {system.name} (non-projective)"] += 1
+            reason = "multiple roots" if heads.count(0) > 1 else f"not buildable by {system.name} (non-projective)"
+            skipped[reason] += 1
         else:
-            examples.append((sentence, actions))
+            examples.append(Example(sentence, system.gold_tree(heads, labels), actions))
     return examples, skipped
+
+
+def example_loss(parser: StackLSTMParser, example: Example, options: TrainingOptions, epoch: int):
+    """The loss of one sentence under the chosen oracle (None when nothing is to be learnt)."""
+    if options.oracle == "dynamic":
+        explore_p = options.explore_p if epoch >= options.explore_after else 0.0
+        return parser.exploration_loss(example.sentence.tokens, example.gold, explore_p, options.alpha)
+    return parser.loss(example.sentence.tokens, example.actions)
 
 
 def evaluate_parser(parser: StackLSTMParser, sentences: Sequence[Sentence]) -> Scores:
@@ -105,9 +138,12 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
     pretrained_words, pretrained_vectors = read_word2vec(options.pretrained) if options.pretrained else ([], None)
     if "pretrained" in options.features and pretrained_vectors is None:
         raise click.UsageError("the 'pretrained' feature needs --pretrained FILE")
-    labels = {t.deprel for s in train_sentences for t in s.tokens}
+    trees = training_trees(train_sentences, options.pseudo_projective)
+    labels = {label for _, tree_labels in trees for label in tree_labels}
     system = make_system(options.system, labels, root_label_of(train_sentences))
-    examples, skipped = oracle_examples(system, train_sentences)
+    if options.oracle == "dynamic" and not system.has_dynamic_oracle:
+        raise click.UsageError(f"{system.name} has no dynamic oracle; use --system arc-hybrid")
+    examples, skipped = oracle_examples(system, train_sentences, trees)
     for reason, count in skipped.items():
         print(f"skipped {count} of {len(train_sentences)} training trees: {reason}", file=log)
     if not examples:
@@ -119,6 +155,7 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
         build_vocabularies(train_sentences, pretrained_words),
         options.dims,
         0 if pretrained_vectors is None else pretrained_vectors.shape[1],
+        options.pseudo_projective,
     )
     if pretrained_vectors is not None:
         parser.tokens.set_pretrained(pretrained_vectors)
@@ -126,6 +163,9 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
     trainer.set_clip_threshold(options.clip)
     record = {
         "train": options.train,
+        "system": system.name,
+        "oracle": options.oracle,
+        "pseudo_projective": options.pseudo_projective,
         "dev": options.dev,
         "seed": options.seed,
         "batch_size": options.batch_size,
@@ -143,7 +183,10 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
         trainer.learning_rate = options.learning_rate / (1 + options.decay * epoch)
         stop_at = None if deadline is None else deadline - 1.2 * dev_seconds
         epoch_start = time.time()
-        loss, actions, seen = run_epoch(parser, trainer, examples, options.batch_size, stop_at, f"epoch {epoch + 1}")
+        loss, actions, seen = run_epoch(
+            lambda example, e=epoch: example_loss(parser, example, options, e),
+            trainer, examples, options.batch_size, stop_at, f"epoch {epoch + 1}",
+        )
         train_seconds = time.time() - epoch_start
         entry = {
             "epoch": epoch + 1,
@@ -176,9 +219,9 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
 
 
 def run_epoch(
-    parser: StackLSTMParser,
+    loss_of: Callable[[Example], dy.Expression | None],
     trainer: dy.Trainer,
-    examples: Sequence[tuple[Sentence, list[int]]],
+    examples: Sequence[Example],
     batch_size: int,
     stop_at: float | None,
     label: str,
@@ -193,13 +236,13 @@ def run_epoch(
                 break
             batch = order[start : start + batch_size]
             dy.renew_cg(autobatching=True)  # batches the sentences' independent operations
-            losses = [loss for s, a in batch if (loss := parser.loss(s.tokens, a)) is not None]
+            losses = [loss for example in batch if (loss := loss_of(example)) is not None]
             if losses:
                 batch_loss = dy.esum(losses)
                 total_loss += batch_loss.value()
                 batch_loss.backward()
                 trainer.update()
-            total_actions += sum(len(a) for _, a in batch)
+            total_actions += sum(len(example.actions) for example in batch)
             seen += len(batch)
             bar.update(len(batch))
     return total_loss, total_actions, seen

@@ -95,3 +95,25 @@ def test_malformed_input_is_one_line_and_exit_code_2(trained, tmp_path):
     assert "Traceback" not in result.stderr
     missing = lstmparse("parse", "--model", tmp_path / "nowhere", "--quiet", stdin="a\n")
     assert missing.returncode == 2 and "no such model directory" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("system", "extra", "expected"),
+    [
+        ("arc-standard", [], "reproduced 733, non-projective 177, skipped 177"),
+        ("arc-swap", [], "reproduced 910, non-projective 177, skipped 0, swaps 354"),
+        ("arc-hybrid", ["--pseudo-projective"], "reproduced 910, non-projective 177, skipped 0"),
+    ],
+)
+def test_oracle_command_reports_and_checks(ewt, system, extra, expected):
+    result = lstmparse("oracle", "--system", system, "--check", *extra, ewt.parent / "hu_szeged" / "train.conllu")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"sentences 910, {expected}")
+
+
+def test_oracle_prints_transitions(ewt):
+    result = lstmparse("oracle", "--system", "arc-swap", "--transitions", ewt.parent / "hu_szeged" / "dev.conllu")
+    first = result.stdout.splitlines()[0].split("\t")
+    assert first[0] == "dev-1"
+    assert first[1].split()[0] == "SHIFT" and "LEFT(nmod:att)" in first[1]
+    assert result.stderr.startswith("sentences 441,")

@@ -54,3 +54,20 @@ def test_missing_or_foreign_directories_are_clear_errors(tmp_path):
     (tmp_path / "config.json").write_text('{"format_version": 1, "vocab_file": "v", "params_file": "p"}')
     with pytest.raises(ModelError, match="unreadable model"):
         StackLSTMParser.load(str(tmp_path))
+
+
+def test_pretrained_vectors_are_stored_and_stay_fixed(tmp_path, small_treebank):
+    from lstmparse.training import TrainingOptions, train
+
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("3 4\nthe 1 0 0 0\nof 0 1 0 0\nand 0 0 1 0.5\n", encoding="utf-8")
+    options = TrainingOptions(
+        train=str(small_treebank["dev"]), model_dir=str(tmp_path / "m"), features=["words", "pretrained", "feats"],
+        epochs=1, pretrained=str(vectors),
+    )
+    with open(tmp_path / "log", "w") as log:
+        train(options, log=log)
+    loaded = StackLSTMParser.load(str(tmp_path / "m"))
+    table = loaded.tokens.pretrained_embeddings.as_array()
+    assert loaded.vocabs["pretrained"].get("of") == 2
+    np.testing.assert_allclose(table[[0, 2, 3]], [[0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0.5]])

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .arc_hybrid import ArcHybrid
 from .arc_standard import ArcStandard
+from .arc_swap import ArcSwap
 from .base import Action, Configuration, GoldTree, TransitionSystem
 
-SYSTEMS: dict[str, type[TransitionSystem]] = {ArcStandard.name: ArcStandard}
+SYSTEMS: dict[str, type[TransitionSystem]] = {cls.name: cls for cls in (ArcStandard, ArcSwap, ArcHybrid)}
 
 
 def make_system(name: str, labels: Sequence[str], root_label: str = "root") -> TransitionSystem:

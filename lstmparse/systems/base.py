@@ -96,6 +96,8 @@ class TransitionSystem:
 
     name = "base"
     kinds: tuple[str, ...] = ()
+    builds_non_projective = False
+    has_dynamic_oracle = False
 
     def __init__(self, labels: Sequence[str], root_label: str = "root") -> None:
         self.root_label = root_label
@@ -130,6 +132,10 @@ class TransitionSystem:
     def apply(self, config: Configuration, action: int) -> None:
         raise NotImplementedError
 
+    def gold_tree(self, heads: Sequence[int], labels: Sequence[str]) -> GoldTree:
+        """The gold tree with whatever the system's oracles precompute on it."""
+        return GoldTree(heads, labels)
+
     def static_oracle(self, config: Configuration, gold: GoldTree) -> int | None:
         """The oracle's action, or None when the gold tree cannot be reached."""
         raise NotImplementedError
@@ -143,7 +149,7 @@ class TransitionSystem:
 
     def oracle_sequence(self, heads: Sequence[int], labels: Sequence[str]) -> list[int] | None:
         """The static oracle's actions for a gold tree, or None if the system cannot build it."""
-        gold = GoldTree(heads, labels)
+        gold = self.gold_tree(heads, labels)
         config = self.initial(len(heads))
         sequence = []
         limit = 4 * len(heads) * len(heads) + 10

@@ -1,0 +1,103 @@
+"""Arc-hybrid (Kuhlmann, Gómez-Rodríguez & Satta 2011; Figure 5 of Ballesteros et al. 2017).
+
+SHIFT moves the buffer front b onto the stack; LEFT(l) pops the stack top s0 and
+makes b its head; RIGHT(l) pops s0 and makes the word below it, s1, its head.  The
+root starts on the stack and takes exactly one dependent, at the very end.
+
+Besides the static oracle this system has the O(1)-per-action dynamic oracle of
+Goldberg & Nivre (2013): the cost of an action is the number of gold arcs that
+become unreachable by taking it, so the zero-cost actions are exactly those that
+keep the best reachable tree as good as before, from any configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from .base import LEFT, RIGHT, SHIFT, Configuration, GoldTree, TransitionSystem
+
+
+class ArcHybrid(TransitionSystem):
+    name = "arc-hybrid"
+    kinds = (SHIFT, LEFT, RIGHT)
+    has_dynamic_oracle = True
+
+    def __init__(self, labels: Sequence[str], root_label: str = "root") -> None:
+        super().__init__(labels, root_label)
+        self.shift = self.ids(SHIFT)[0]
+        self.left_ids = self.ids(LEFT, root=False)
+        self.right_ids = self.ids(RIGHT, root=False)
+        self.root_id = self.ids(RIGHT, root=True)[0]
+        self._legal_sets = lru_cache(maxsize=None)(self._legal_set)
+
+    def _legal_set(self, can_shift: bool, can_left: bool, can_right: bool, can_attach_root: bool) -> list[int]:
+        legal = [self.shift] if can_shift else []
+        if can_left:
+            legal += self.left_ids
+        if can_right:
+            legal += self.right_ids
+        if can_attach_root:
+            legal.append(self.root_id)
+        return legal
+
+    def legal(self, config: Configuration) -> list[int]:
+        depth, has_buffer = len(config.stack), bool(config.buffer)
+        return self._legal_sets(has_buffer, has_buffer and depth >= 2, depth >= 3, depth == 2 and not has_buffer)
+
+    def apply(self, config: Configuration, action: int) -> None:
+        kind = self.actions[action].kind
+        if kind == SHIFT:
+            config.push_stack(config.pop_buffer())
+        elif kind == LEFT:
+            dependent = config.pop_stack()
+            head = config.pop_buffer()
+            config.add_arc(head, dependent, action)
+            self.set_label(config, dependent, action)
+            config.push_buffer(head)
+        else:
+            dependent = config.pop_stack()
+            head = config.stack[-1]
+            config.add_arc(head, dependent, action)
+            self.set_label(config, dependent, action)
+
+    def static_oracle(self, config: Configuration, gold: GoldTree) -> int | None:
+        if len(config.stack) >= 2:
+            top, below = config.stack[-1], config.stack[-2]
+            if config.buffer and gold.heads[top] == config.buffer[-1] and gold.is_complete(config, top):
+                return self.action_id(LEFT, gold.labels[top])
+            if gold.heads[top] == below and gold.is_complete(config, top):
+                return self.action_id(RIGHT, gold.labels[top])
+        return self.shift if config.buffer else None
+
+    def costs(self, config: Configuration, gold: GoldTree) -> dict[int, int]:
+        """Cost (gold arcs lost, a wrong label counting as a lost arc) of every legal action."""
+        stack, buffer, heads = config.stack, config.buffer, gold.heads
+        in_buffer = set(buffer)
+        costs = {}
+        legal = self.legal(config)
+        top = stack[-1]
+        if len(stack) >= 2:
+            below = stack[-2]
+            dependents_in_buffer = sum(1 for k in buffer if heads[k] == top)
+            head_in_buffer = heads[top] in in_buffer
+        if self.shift in legal:
+            b = buffer[-1]
+            lost_head = heads[b] in stack[:-1]
+            lost_dependents = sum(1 for k in stack if heads[k] == b)
+            costs[self.shift] = lost_head + lost_dependents
+        for action in legal:
+            kind, label = self.actions[action].kind, self.actions[action].label
+            if kind == LEFT:
+                b = buffer[-1]
+                lost_head = heads[top] != b and (heads[top] == below or head_in_buffer)
+                wrong_label = heads[top] == b and label != gold.labels[top]
+                costs[action] = lost_head + wrong_label + dependents_in_buffer
+            elif kind == RIGHT:
+                wrong_label = heads[top] == below and label != gold.labels[top]
+                costs[action] = head_in_buffer + wrong_label + dependents_in_buffer
+        return costs
+
+    def zero_cost(self, config: Configuration, gold: GoldTree) -> list[int]:
+        """The dynamic oracle: legal actions that lose no reachable gold arc."""
+        return [action for action, cost in self.costs(config, gold).items() if cost == 0]

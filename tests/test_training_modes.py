@@ -1,0 +1,60 @@
+"""Each transition system and oracle trains and parses end to end through the API."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from lstmparse.formats import read_treebank
+from lstmparse.parser import StackLSTMParser, sample
+from lstmparse.training import TrainingOptions, train
+from lstmparse.tree import tree_problem
+
+
+@pytest.fixture(scope="module")
+def hungarian(tmp_path_factory, ewt):
+    from conftest import first_sentences
+
+    folder = tmp_path_factory.mktemp("hu")
+    path = folder / "train.conllu"
+    path.write_text(first_sentences(ewt.parent / "hu_szeged" / "train.conllu", 120), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"system": "arc-swap"},
+        {"system": "arc-hybrid", "oracle": "dynamic", "explore_after": 0, "alpha": 1.0},
+        {"system": "arc-standard", "pseudo_projective": True},
+    ],
+    ids=["swap", "hybrid-dynamic", "standard-pseudo-projective"],
+)
+def test_training_modes_produce_loadable_models_and_trees(tmp_path, hungarian, settings):
+    options = TrainingOptions(
+        train=str(hungarian), dev=str(hungarian), model_dir=str(tmp_path / "m"), features=["words", "pos"],
+        epochs=1, **settings,
+    )
+    log = io.StringIO()
+    record = train(options, log=log)
+    assert "skipped" not in log.getvalue() or settings["system"] == "arc-hybrid"
+    parser = StackLSTMParser.load(str(tmp_path / "m"))
+    assert parser.system.name == settings["system"]
+    assert parser.pseudo_projective == settings.get("pseudo_projective", False)
+    sentences = read_treebank(str(hungarian))
+    for sentence in sentences[:30]:
+        heads, labels = parser.parse(sentence.tokens)
+        assert tree_problem(heads) is None
+        assert not any("||" in label or label.endswith("^") for label in labels)
+    assert record["epochs"][0]["dev_las"] >= 0
+
+
+def test_exploration_samples_from_the_sharpened_distribution():
+    np.random.seed(3)
+    log_probs = np.log(np.array([0.1, 0.2, 0.7]))
+    counts = np.bincount([sample([0, 1, 2], log_probs, alpha=0.5) for _ in range(20000)], minlength=3)
+    expected = np.sqrt([0.1, 0.2, 0.7])
+    np.testing.assert_allclose(counts / counts.sum(), expected / expected.sum(), atol=0.015)
+    assert sample([2], log_probs, alpha=0.75) == 2
