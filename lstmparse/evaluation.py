@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from .errors import InputError
 from .formats import Sentence, read_treebank
+from .tree import non_projective_arcs
 
 # The content relations of the CoNLL 2018 scorer (conll18_ud_eval.py).
 CONTENT_DEPRELS = frozenset(
@@ -40,6 +41,8 @@ class Scores:
     words_no_punct: int = 0
     head_correct_no_punct: int = 0
     labelled_correct_no_punct: int = 0
+    non_projective: int = 0  # gold arcs that cross another gold arc
+    non_projective_head_correct: int = 0
 
     @staticmethod
     def _percent(part: int, whole: int) -> float:
@@ -65,6 +68,11 @@ class Scores:
     def las_no_punct(self) -> float:
         return self._percent(self.labelled_correct_no_punct, self.words_no_punct)
 
+    @property
+    def non_projective_recall(self) -> float:
+        """Share of gold non-projective arcs whose head the parser found."""
+        return self._percent(self.non_projective_head_correct, self.non_projective)
+
     def as_dict(self) -> dict[str, float]:
         return {
             "UAS": self.uas,
@@ -72,6 +80,8 @@ class Scores:
             "CLAS": self.clas,
             "UAS_no_punct": self.uas_no_punct,
             "LAS_no_punct": self.las_no_punct,
+            "non_projective_recall": self.non_projective_recall,
+            "non_projective_arcs": self.non_projective,
             "words": self.words,
         }
 
@@ -83,6 +93,7 @@ class Scores:
                 f"CLAS           {self.clas:6.2f}",
                 f"UAS (no punct) {self.uas_no_punct:6.2f}",
                 f"LAS (no punct) {self.las_no_punct:6.2f}",
+                f"NP recall      {self.non_projective_recall:6.2f}  ({self.non_projective} non-projective gold arcs)",
                 f"words          {self.words:6d}",
             ]
         )
@@ -95,6 +106,9 @@ def score_trees(
     """Scores of system trees (heads, deprels) against gold (heads, deprels, upos)."""
     scores = Scores()
     for (gold_heads, gold_rels, upos), (sys_heads, sys_rels) in zip(gold, system, strict=True):
+        crossing = non_projective_arcs(gold_heads)
+        scores.non_projective += len(crossing)
+        scores.non_projective_head_correct += sum(gold_heads[d - 1] == sys_heads[d - 1] for d in crossing)
         for gh, gr, tag, sh, sr in zip(gold_heads, gold_rels, upos, sys_heads, sys_rels, strict=True):
             gr, sr = universal(gr), universal(sr)
             head_ok = gh == sh

@@ -46,3 +46,12 @@ def test_files_must_hold_the_same_words(tmp_path):
     system.write_text("", encoding="utf-8")
     with pytest.raises(InputError, match="0 sentences, but the gold file has 1"):
         evaluate_files(str(gold), str(system))
+
+
+def test_non_projective_recall_counts_crossing_gold_arcs():
+    # gold 4 -> 2 crosses 3 -> 1 and the root arc 0 -> 3: three crossing arcs (words 1, 2, 3)
+    gold = [([3, 4, 0, 3], ["a", "b", "root", "c"], ["X"] * 4)]
+    system = [([3, 3, 0, 3], ["a", "b", "root", "c"])]
+    scores = score_trees(gold, system)
+    assert scores.non_projective == 3
+    assert scores.non_projective_recall == pytest.approx(200 / 3)
