@@ -13,7 +13,7 @@ from functools import wraps
 import click
 
 from lstmparse import backend
-from lstmparse.errors import InputError, ModelError
+from lstmparse.errors import ConfigurationError, InputError, ModelError
 from lstmparse.formats import FORMATS
 
 EXISTING_FILE = click.Path(exists=True, dir_okay=False)
@@ -27,7 +27,7 @@ def clean_errors(command):
     def wrapper(*args, **kwargs):
         try:
             return command(*args, **kwargs)
-        except (InputError, ModelError) as error:
+        except (InputError, ModelError, ConfigurationError) as error:
             click.echo(f"lstmparse: {error}", err=True)
             sys.exit(2)
         except FileNotFoundError as error:
@@ -173,7 +173,7 @@ def evaluate(gold, system, as_json) -> None:
 @clean_errors
 def oracle(treebank, system, pseudo_projective, transitions, check, input_format) -> None:
     """Run the static oracle on every tree of TREEBANK and report what it reproduces."""
-    from lstmparse.oracle_check import run_oracle
+    from lstmparse.oracle import run_oracle
 
     report = run_oracle(treebank, system, pseudo_projective, input_format)
     if transitions:

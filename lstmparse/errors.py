@@ -16,3 +16,7 @@ class InputError(Exception):
 
 class ModelError(Exception):
     """A model directory that is missing, incomplete or of an unknown kind."""
+
+
+class ConfigurationError(Exception):
+    """Options that do not fit together (a feature without its file, an oracle a system lacks)."""

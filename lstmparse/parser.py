@@ -61,8 +61,8 @@ class NeuralConfiguration(Configuration):
         self.buffer_top = self.buffer_top.pop()
         return super().pop_buffer()
 
-    def add_arc(self, head: int, dependent: int, action: int) -> None:
-        super().add_arc(head, dependent, action)
+    def add_arc(self, head: int, dependent: int, label: str, action: int) -> None:
+        super().add_arc(head, dependent, label, action)
         self.vectors[head] = self.parser.compose(self.vectors[head], self.vectors[dependent], action)
 
     def record(self, action: int) -> None:

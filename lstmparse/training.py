@@ -22,14 +22,13 @@ from typing import TextIO
 import click
 import dynet as dy
 
-from .errors import InputError
+from .errors import ConfigurationError, InputError
 from .evaluation import Scores, score_trees
 from .formats import Sentence, read_treebank
+from .oracle import Example, oracle_examples, root_label_of, training_trees
 from .parser import StackLSTMParser
-from .pseudo_projective import projectivize
-from .systems import GoldTree, TransitionSystem, make_system
+from .systems import make_system
 from .tokens import NO_FEATURE, Dimensions, read_word2vec, split_feats
-from .tree import tree_problem
 from .vocab import Vocabulary
 
 DEFAULT_FEATURES = ("words", "pos", "chars")
@@ -60,12 +59,6 @@ class TrainingOptions:
     dims: Dimensions = field(default_factory=Dimensions)
 
 
-def root_label_of(sentences: Sequence[Sentence]) -> str:
-    """The relation most often given to words attached to the root."""
-    counts = Counter(t.deprel for s in sentences for t in s.tokens if t.head == 0)
-    return counts.most_common(1)[0][0] if counts else "root"
-
-
 def build_vocabularies(sentences: Sequence[Sentence], pretrained_words: Sequence[str] = ()) -> dict[str, Vocabulary]:
     tokens = [t for s in sentences for t in s.tokens]
     feats = Counter(f for t in tokens for f in split_feats(t.feats))
@@ -77,42 +70,6 @@ def build_vocabularies(sentences: Sequence[Sentence], pretrained_words: Sequence
         "chars": Vocabulary.from_counts(Counter(c for t in tokens for c in t.form)),
         "pretrained": Vocabulary(pretrained_words),
     }
-
-
-@dataclass
-class Example:
-    """A training sentence with its (possibly projectivized) gold tree and static oracle actions."""
-
-    sentence: Sentence
-    gold: GoldTree
-    actions: list[int]
-
-
-def training_trees(sentences: Sequence[Sentence], pseudo_projective: bool) -> list[tuple[list[int], list[str]]]:
-    """The trees to learn from: checked, and projectivized if asked."""
-    trees = []
-    for sentence in sentences:
-        problem = tree_problem(sentence.heads)
-        if problem and not problem.startswith("multiple roots"):
-            raise InputError(sentence.path, sentence.first_line, f"not a tree: {problem}")
-        heads, labels = list(sentence.heads), list(sentence.deprels)
-        trees.append(projectivize(heads, labels) if pseudo_projective and not problem else (heads, labels))
-    return trees
-
-
-def oracle_examples(
-    system: TransitionSystem, sentences: Sequence[Sentence], trees: Sequence[tuple[list[int], list[str]]]
-) -> tuple[list[Example], Counter]:
-    """Examples for every tree the system can build, and why the others were skipped."""
-    examples, skipped = [], Counter()
-    for sentence, (heads, labels) in zip(sentences, trees, strict=True):
-        actions = system.oracle_sequence(heads, labels)
-        if actions is None:
-            reason = "multiple roots" if heads.count(0) > 1 else f"not buildable by {system.name} (non-projective)"
-            skipped[reason] += 1
-        else:
-            examples.append(Example(sentence, system.gold_tree(heads, labels), actions))
-    return examples, skipped
 
 
 def example_loss(parser: StackLSTMParser, example: Example, options: TrainingOptions, epoch: int):
@@ -137,12 +94,12 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
     dev_sentences = read_treebank(options.dev, options.input_format) if options.dev else []
     pretrained_words, pretrained_vectors = read_word2vec(options.pretrained) if options.pretrained else ([], None)
     if "pretrained" in options.features and pretrained_vectors is None:
-        raise click.UsageError("the 'pretrained' feature needs --pretrained FILE")
+        raise ConfigurationError("the 'pretrained' feature needs --pretrained FILE")
     trees = training_trees(train_sentences, options.pseudo_projective)
     labels = {label for _, tree_labels in trees for label in tree_labels}
     system = make_system(options.system, labels, root_label_of(train_sentences))
     if options.oracle == "dynamic" and not system.has_dynamic_oracle:
-        raise click.UsageError(f"{system.name} has no dynamic oracle; use --system arc-hybrid")
+        raise ConfigurationError(f"{system.name} has no dynamic oracle; use --system arc-hybrid")
     examples, skipped = oracle_examples(system, train_sentences, trees)
     for reason, count in skipped.items():
         print(f"skipped {count} of {len(train_sentences)} training trees: {reason}", file=log)

@@ -52,14 +52,12 @@ class ArcHybrid(TransitionSystem):
         elif kind == LEFT:
             dependent = config.pop_stack()
             head = config.pop_buffer()
-            config.add_arc(head, dependent, action)
-            self.set_label(config, dependent, action)
+            self.attach(config, head, dependent, action)
             config.push_buffer(head)
         else:
             dependent = config.pop_stack()
             head = config.stack[-1]
-            config.add_arc(head, dependent, action)
-            self.set_label(config, dependent, action)
+            self.attach(config, head, dependent, action)
 
     def static_oracle(self, config: Configuration, gold: GoldTree) -> int | None:
         if len(config.stack) >= 2:

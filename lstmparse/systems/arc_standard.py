@@ -26,17 +26,22 @@ class ArcStandard(TransitionSystem):
         self.root_id = self.ids(RIGHT, root=True)[0]
         self._legal_sets = lru_cache(maxsize=None)(self._legal_set)
 
-    def _legal_set(self, can_shift: bool, can_reduce: bool, can_attach_root: bool) -> list[int]:
+    def _legal_set(self, can_shift: bool, can_reduce: bool, can_attach_root: bool, can_swap: bool) -> list[int]:
         legal = [self.shift] if can_shift else []
         if can_reduce:
             legal += self.left_ids + self.right_ids
         if can_attach_root:
             legal.append(self.root_id)
+        if can_swap:
+            legal.append(self.swap)
         return legal
 
+    def can_swap(self, config: Configuration) -> bool:
+        return False
+
     def legal(self, config: Configuration) -> list[int]:
-        depth = len(config.stack)
-        return self._legal_sets(bool(config.buffer), depth >= 3, depth == 2 and not config.buffer)
+        depth, has_buffer = len(config.stack), bool(config.buffer)
+        return self._legal_sets(has_buffer, depth >= 3, depth == 2 and not has_buffer, self.can_swap(config))
 
     def apply(self, config: Configuration, action: int) -> None:
         kind = self.actions[action].kind
@@ -46,8 +51,7 @@ class ArcStandard(TransitionSystem):
         top = config.pop_stack()
         below = config.pop_stack()
         head, dependent = (top, below) if kind == LEFT else (below, top)
-        config.add_arc(head, dependent, action)
-        self.set_label(config, dependent, action)
+        self.attach(config, head, dependent, action)
         config.push_stack(head)
 
     def static_oracle(self, config: Configuration, gold: GoldTree) -> int | None:

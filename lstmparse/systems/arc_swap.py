@@ -12,7 +12,6 @@ keeps the number of swaps small.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 from .arc_standard import ArcStandard
 from .base import LEFT, RIGHT, ROOT, SHIFT, SWAP, Configuration, GoldTree
@@ -35,14 +34,11 @@ class ArcSwap(ArcStandard):
     def __init__(self, labels: Sequence[str], root_label: str = "root") -> None:
         super().__init__(labels, root_label)
         self.swap = self.ids(SWAP)[0]
-        self._legal_with_swap = lru_cache(maxsize=None)(lambda base: base + (self.swap,))
 
-    def legal(self, config: Configuration) -> list[int]:
-        legal = super().legal(config)
+    def can_swap(self, config: Configuration) -> bool:
+        """SWAP needs two words on the stack, in their sentence order."""
         stack = config.stack
-        if len(stack) >= 3 and stack[-2] < stack[-1]:
-            return list(self._legal_with_swap(tuple(legal)))
-        return legal
+        return len(stack) >= 3 and stack[-2] < stack[-1]
 
     def apply(self, config: Configuration, action: int) -> None:
         if self.actions[action].kind != SWAP:

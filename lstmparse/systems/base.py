@@ -81,9 +81,10 @@ class Configuration:
     def pop_buffer(self) -> int:
         return self.buffer.pop()
 
-    def add_arc(self, head: int, dependent: int, action: int) -> None:
+    def add_arc(self, head: int, dependent: int, label: str, action: int) -> None:
+        """Attach ``dependent`` to ``head``; ``action`` is the reducing action's id."""
         self.heads[dependent] = head
-        self.labels[dependent] = None  # set by the system, which knows the action's label
+        self.labels[dependent] = label
         self.attached[head] += 1
 
     def tree(self) -> tuple[list[int], list[str]]:
@@ -98,6 +99,7 @@ class TransitionSystem:
     kinds: tuple[str, ...] = ()
     builds_non_projective = False
     has_dynamic_oracle = False
+    swap: int | None = None  # the SWAP action's id, in systems that have one
 
     def __init__(self, labels: Sequence[str], root_label: str = "root") -> None:
         self.root_label = root_label
@@ -140,12 +142,12 @@ class TransitionSystem:
         """The oracle's action, or None when the gold tree cannot be reached."""
         raise NotImplementedError
 
+    def attach(self, config: Configuration, head: int, dependent: int, action: int) -> None:
+        config.add_arc(head, dependent, self.actions[action].label, action)
+
     def action_id(self, kind: str, label: str | None = None) -> int | None:
         """The id of an action, None for a label the system was not built with."""
         return self.index.get(Action(kind, label))
-
-    def set_label(self, config: Configuration, dependent: int, action: int) -> None:
-        config.labels[dependent] = self.actions[action].label
 
     def oracle_sequence(self, heads: Sequence[int], labels: Sequence[str]) -> list[int] | None:
         """The static oracle's actions for a gold tree, or None if the system cannot build it."""

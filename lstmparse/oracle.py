@@ -1,15 +1,62 @@
-"""The ``lstmparse oracle`` report: how many gold trees a system's static oracle rebuilds."""
+"""Static oracles over whole treebanks: training examples and the ``lstmparse oracle`` report.
+
+Kept free of DyNet so that checking a treebank against a transition system is quick.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .formats import read_treebank
+from .errors import InputError
+from .formats import Sentence, read_treebank
 from .pseudo_projective import deprojectivize, projectivize
-from .systems import make_system
+from .systems import GoldTree, TransitionSystem, make_system
 from .systems.base import SWAP
-from .training import root_label_of
 from .tree import is_projective, tree_problem
+
+
+def root_label_of(sentences: Sequence[Sentence]) -> str:
+    """The relation most often given to words attached to the root."""
+    counts = Counter(t.deprel for s in sentences for t in s.tokens if t.head == 0)
+    return counts.most_common(1)[0][0] if counts else "root"
+
+
+@dataclass
+class Example:
+    """A training sentence with its (possibly projectivized) gold tree and static oracle actions."""
+
+    sentence: Sentence
+    gold: GoldTree
+    actions: list[int]
+
+
+def training_trees(sentences: Sequence[Sentence], pseudo_projective: bool) -> list[tuple[list[int], list[str]]]:
+    """The trees to learn from: checked, and projectivized if asked."""
+    trees = []
+    for sentence in sentences:
+        problem = tree_problem(sentence.heads)
+        if problem and not problem.startswith("multiple roots"):
+            raise InputError(sentence.path, sentence.first_line, f"not a tree: {problem}")
+        heads, labels = list(sentence.heads), list(sentence.deprels)
+        trees.append(projectivize(heads, labels) if pseudo_projective and not problem else (heads, labels))
+    return trees
+
+
+def oracle_examples(
+    system: TransitionSystem, sentences: Sequence[Sentence], trees: Sequence[tuple[list[int], list[str]]]
+) -> tuple[list[Example], Counter]:
+    """Examples for every tree the system can build, and why the others were skipped."""
+    examples, skipped = [], Counter()
+    for sentence, (heads, labels) in zip(sentences, trees, strict=True):
+        actions = system.oracle_sequence(heads, labels)
+        if actions is None:
+            reason = "multiple roots" if heads.count(0) > 1 else f"not buildable by {system.name} (non-projective)"
+            skipped[reason] += 1
+        else:
+            examples.append(Example(sentence, system.gold_tree(heads, labels), actions))
+    return examples, skipped
 
 
 @dataclass
@@ -45,11 +92,7 @@ class OracleReport:
 
 def run_oracle(path: str, system_name: str, pseudo_projective: bool = False, fmt: str = "conllu") -> OracleReport:
     sentences = read_treebank(path, fmt)
-    trees = []
-    for sentence in sentences:
-        heads, labels = list(sentence.heads), list(sentence.deprels)
-        buildable = tree_problem(heads) is None
-        trees.append(projectivize(heads, labels) if pseudo_projective and buildable else (heads, labels))
+    trees = training_trees(sentences, pseudo_projective)
     labels = {label for _, tree_labels in trees for label in tree_labels}
     system = make_system(system_name, labels, root_label_of(sentences))
     report = OracleReport(pseudo_projective=pseudo_projective)
