@@ -55,8 +55,3 @@ def with_tree(sentence: Sentence, heads: Sequence[int], deprels: Sequence[str]) 
     """A copy of ``sentence`` whose words carry the given tree."""
     tokens = [dataclasses.replace(t, head=h, deprel=r) for t, h, r in zip(sentence.tokens, heads, deprels, strict=True)]
     return dataclasses.replace(sentence, tokens=tokens)
-
-
-def load(path: str | Path | None = None) -> Parser:
-    """Shorthand for :meth:`Parser.load`."""
-    return Parser.load(path)

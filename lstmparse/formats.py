@@ -96,10 +96,10 @@ class Sentence:
 
 
 def open_input(path: str) -> TextIO:
-    """Open a file (or ``-`` for stdin) as UTF-8 text, keeping line ends as they are."""
+    """Open a file (or ``-`` for stdin) as UTF-8 text; a byte-order mark is skipped."""
     if path == "-":
-        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline="")
-    return open(path, encoding="utf-8", newline="")
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig", newline="")
+    return open(path, encoding="utf-8-sig", newline="")
 
 
 def read_sentences(path: str, fmt: str = "conllu") -> Iterator[Sentence]:

@@ -99,3 +99,11 @@ def test_invalid_utf8_is_a_clean_error(tmp_path):
     path.write_bytes(b"1\t\xff\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
     with pytest.raises(InputError, match="not valid UTF-8"):
         list(read_sentences(str(path)))
+
+
+def test_crlf_and_byte_order_mark_are_accepted(tmp_path):
+    path = tmp_path / "windows.conllu"
+    path.write_bytes("\ufeff# sent_id = 1\r\n1\tHi\t_\t_\t_\t_\t0\troot\t_\t_\r\n\r\n".encode())
+    sentence = next(read_sentences(str(path)))
+    assert sentence.lines[0] == "# sent_id = 1"
+    assert sentence.to_conllu() == "# sent_id = 1\n1\tHi\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
