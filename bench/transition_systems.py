@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import queue
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -65,9 +66,19 @@ def main() -> None:
     args.out = args.out / args.treebank.name
     args.out.mkdir(parents=True, exist_ok=True)
     names = [n for n in args.rows.split(",") if n]
+    free_cores: queue.Queue[int] = queue.Queue()
+    for core in range(args.jobs):
+        free_cores.put(core)
+
+    def on_free_core(name: str) -> dict:
+        core = free_cores.get()
+        try:
+            return run_row(name, ROWS[name], args, core)
+        finally:
+            free_cores.put(core)
+
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_row, name, ROWS[name], args, i % args.jobs) for i, name in enumerate(names)]
-        results = [f.result() for f in futures]
+        results = list(pool.map(on_free_core, names))
     (args.out / "results.json").write_text(json.dumps(results, indent=2))
     print(f"{args.treebank.name} test, features {args.features}, {args.epochs} epochs, seed {args.seed}\n")
     print("| system | UAS | LAS | non-projective recall | s/epoch | best epoch |")
