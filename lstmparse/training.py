@@ -86,10 +86,8 @@ def evaluate_parser(parser: StackLSTMParser, sentences: Sequence[Sentence]) -> S
     return score_trees(gold, predictions)
 
 
-def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
-    """Train a parser and write the best model to ``options.model_dir``; returns a summary."""
-    started = time.time()
-    deadline = started + 60 * options.max_minutes if options.max_minutes else None
+def prepare(options: TrainingOptions, log: TextIO) -> tuple[StackLSTMParser, list[Example], list[Sentence], dict]:
+    """Read the data, build the system, the oracle examples and an untrained parser."""
     train_sentences = read_treebank(options.train, options.input_format)
     dev_sentences = read_treebank(options.dev, options.input_format) if options.dev else []
     pretrained_words, pretrained_vectors = read_word2vec(options.pretrained) if options.pretrained else ([], None)
@@ -105,7 +103,6 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
         print(f"skipped {count} of {len(train_sentences)} training trees: {reason}", file=log)
     if not examples:
         raise InputError(options.train, None, "no training tree can be built by the transition system")
-
     parser = StackLSTMParser(
         system,
         options.features,
@@ -116,33 +113,48 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
     )
     if pretrained_vectors is not None:
         parser.tokens.set_pretrained(pretrained_vectors)
-    trainer = dy.SimpleSGDTrainer(parser.model, learning_rate=options.learning_rate)
-    trainer.set_clip_threshold(options.clip)
     record = {
         "train": options.train,
+        "dev": options.dev,
         "system": system.name,
         "oracle": options.oracle,
         "pseudo_projective": options.pseudo_projective,
-        "dev": options.dev,
         "seed": options.seed,
         "batch_size": options.batch_size,
         "skipped": dict(skipped),
         "epochs": [],
     }
-    best_las = -1.0
-    dev_seconds = len(dev_sentences) / 100.0  # estimate until the first evaluation is timed
     print(
         f"training on {len(examples)} trees, {len(system.actions)} actions, features {','.join(options.features)}, "
         f"{parser.model.parameter_count()} parameters",
         file=log,
     )
+    return parser, examples, dev_sentences, record
+
+
+def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
+    """Train a parser and write the best model to ``options.model_dir``; returns the training record.
+
+    With ``max_minutes`` the whole run, dev evaluations included, stays within the
+    budget: an epoch stops early when the time left is about what one dev pass takes.
+    """
+    started = time.time()
+    deadline = started + 60 * options.max_minutes if options.max_minutes else None
+    parser, examples, dev_sentences, record = prepare(options, log)
+    trainer = dy.SimpleSGDTrainer(parser.model, learning_rate=options.learning_rate)
+    trainer.set_clip_threshold(options.clip)
+    best_las = -1.0
+    dev_seconds = len(dev_sentences) / 100.0  # estimate until the first evaluation is timed
     for epoch in range(options.epochs):
         trainer.learning_rate = options.learning_rate / (1 + options.decay * epoch)
-        stop_at = None if deadline is None else deadline - 1.2 * dev_seconds
         epoch_start = time.time()
         loss, actions, seen = run_epoch(
             lambda example, e=epoch: example_loss(parser, example, options, e),
-            trainer, examples, options.batch_size, stop_at, f"epoch {epoch + 1}",
+            trainer,
+            examples,
+            options.batch_size,
+            None if deadline is None else deadline - 1.2 * dev_seconds,
+            f"epoch {epoch + 1}",
         )
         train_seconds = time.time() - epoch_start
         entry = {
@@ -153,17 +165,17 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
             "train_seconds": round(train_seconds, 1),
             "sentences_per_second": round(seen / max(train_seconds, 1e-9), 1),
         }
+        las = None
         if dev_sentences:
             eval_start = time.time()
             scores = evaluate_parser(parser, dev_sentences)
             dev_seconds = time.time() - eval_start
-            entry.update(dev_uas=round(scores.uas, 2), dev_las=round(scores.las, 2), dev_seconds=round(dev_seconds, 1))
-            improved = scores.las > best_las
-        else:
-            improved = True
+            las = scores.las
+            entry.update(dev_uas=round(scores.uas, 2), dev_las=round(las, 2), dev_seconds=round(dev_seconds, 1))
         record["epochs"].append(entry)
+        improved = las is None or las > best_las
         if improved:
-            best_las = entry.get("dev_las", best_las)
+            best_las = best_las if las is None else las
             record["best_epoch"] = epoch + 1
             parser.save(options.model_dir, training=record)
         print(_epoch_line(entry, improved), file=log, flush=True)
@@ -171,7 +183,7 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
             print(f"time budget of {options.max_minutes} minutes reached", file=log)
             break
     record["total_seconds"] = round(time.time() - started, 1)
-    record["best_dev_las"] = best_las if dev_sentences else None
+    record["best_dev_las"] = round(best_las, 2) if dev_sentences else None
     return record
 
 
