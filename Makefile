@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_upos
 
-.PHONY: install test lint bench clean
+.PHONY: install test lint bench bench-systems clean
 
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,3 +27,7 @@ bench: install
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache
+
+# Every transition system on Hungarian Szeged (non-projective), two rows at a time.
+bench-systems: install
+	$(BIN)/python bench/transition_systems.py --treebank $(DATA)/ud/hu_szeged --epochs 20 --jobs 2

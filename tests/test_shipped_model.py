@@ -1,0 +1,58 @@
+"""The shipped English model and the README's examples, as a new user runs them."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+import lstmparse
+from lstmparse.api import DEFAULT_MODEL
+from lstmparse.formats import read_sentences
+
+from conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def parser():
+    return lstmparse.load()
+
+
+def test_default_model_parses_the_sample_sensibly(parser):
+    parsed = list(parser.parse_file(str(ROOT / "data" / "sample.conllu")))
+    first = parsed[0]
+    words = first.forms
+    assert words[:3] == ["The", "committee", "approved"]
+    assert first.heads[2] == 0 and first.deprels[2] == "root"  # 'approved' heads the sentence
+    assert first.heads[1] == 3 and first.deprels[1] == "nsubj"  # 'committee' is its subject
+    assert first.heads[5] == 3 and first.deprels[5] == "obj"  # 'budget' its object
+    assert all(s.heads.count(0) == 1 for s in parsed)
+
+
+def test_parse_accepts_lists_of_words(parser):
+    (sentence,) = parser.parse([["Dogs", "bark", "."]])
+    assert sentence.forms == ["Dogs", "bark", "."] and sentence.heads.count(0) == 1
+
+
+def readme_blocks(language: str) -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
+
+
+def test_readme_python_example_runs():
+    (example,) = [block for block in readme_blocks("python") if "lstmparse.load" in block]
+    result = subprocess.run([sys.executable, "-c", example], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "approved" in result.stdout
+
+
+def test_readme_first_command_parses_the_sample():
+    (command,) = [block.strip() for block in readme_blocks("sh") if block.strip().startswith("make install")]
+    parse = command.split("&&", 1)[1].strip().replace(".venv/bin/lstmparse", f"{sys.executable} -m cli")
+    result = subprocess.run(parse, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    parsed = list(read_sentences(str(ROOT / "data" / "sample.conllu")))
+    assert result.stdout.count("\n\n") == len(parsed)
+    assert str(DEFAULT_MODEL.name) in (ROOT / "README.md").read_text()
