@@ -82,14 +82,18 @@ def main() -> None:
 )
 @click.option("--batch-size", default=1, show_default=True, type=click.IntRange(min=1), help="sentences per update")
 @click.option("--learning-rate", default=0.1, show_default=True, type=float, help="eta0 of SGD")
+@click.option(
+    "--dropout", default=0.0, show_default=True, type=click.FloatRange(0, 1, max_open=True),
+    help="dropout on token vectors and inside the stack LSTMs (training only)",
+)
 @click.option("--pretrained", type=EXISTING_FILE, help="word2vec text-format embeddings")
 @click.option("--input-format", type=click.Choice(["conllu", "conllx"]), default="conllu", show_default=True)
 @click.option("--seed", default=1, show_default=True, type=int, help="seeds Python, NumPy and DyNet")
 @click.option("--memory-mb", default=512, show_default=True, type=int, help="DyNet's initial memory pool")
 @clean_errors
 def train(train_file, dev_file, model_dir, features, system, oracle, alpha, explore_p, explore_after,
-          pseudo_projective, epochs, max_minutes, batch_size, learning_rate, pretrained, input_format, seed,
-          memory_mb) -> None:
+          pseudo_projective, epochs, max_minutes, batch_size, learning_rate, dropout, pretrained, input_format,
+          seed, memory_mb) -> None:
     """Train a stack-LSTM parser; the best model on dev is kept in MODEL_DIR."""
     backend.configure(seed=seed, memory_mb=memory_mb, weight_decay=1e-6)
     features = parse_features(features)
@@ -102,7 +106,7 @@ def train(train_file, dev_file, model_dir, features, system, oracle, alpha, expl
         train=train_file, dev=dev_file, model_dir=model_dir, features=features, system=system, oracle=oracle,
         alpha=alpha, explore_p=explore_p, explore_after=explore_after, pseudo_projective=pseudo_projective,
         epochs=epochs,
-        max_minutes=max_minutes, batch_size=batch_size, learning_rate=learning_rate, seed=seed,
+        max_minutes=max_minutes, batch_size=batch_size, learning_rate=learning_rate, dropout=dropout, seed=seed,
         pretrained=pretrained, input_format=input_format,
     )
     record = run_training(options)

@@ -84,6 +84,7 @@ class StackLSTMParser:
     ) -> None:
         self.system = system
         self.pseudo_projective = pseudo_projective  # labels carry lifts; parse() undoes them
+        self.dropout = 0.0  # training-time dropout on token vectors and inside the stack LSTMs
         self.features = list(features)
         self.vocabs = vocabs
         self.pretrained_dim = pretrained_dim
@@ -110,8 +111,13 @@ class StackLSTMParser:
         return dy.tanh(dy.affine_transform([self.composition_bias, self.composition, inputs]))
 
     def start(self, tokens: Sequence[Token], train: bool) -> NeuralConfiguration:
-        """The initial configuration of a sentence in the current graph."""
-        vectors = [self.root_vector, *self.tokens.encode(tokens, train)]
+        """The initial configuration of a sentence in the current graph (dropout only in training)."""
+        for stack in (self.stack_lstm, self.buffer_lstm, self.action_lstm):
+            if train and self.dropout:
+                stack.builder.set_dropout(self.dropout)
+            else:
+                stack.builder.disable_dropout()
+        vectors = [self.root_vector, *self.tokens.encode(tokens, train, self.dropout)]
         return self.system.initial(len(tokens), NeuralConfiguration, parser=self, vectors=vectors)
 
     def scores(self, config: NeuralConfiguration) -> dy.Expression:

@@ -117,8 +117,8 @@ class TokenEncoder:
         unknown = np.zeros((1, vectors.shape[1]), dtype=np.float32)
         self.pretrained_embeddings.init_from_array(np.concatenate([unknown, vectors]))
 
-    def encode(self, tokens: Sequence[Token], train: bool) -> list[dy.Expression]:
-        """One token vector per word, in sentence order."""
+    def encode(self, tokens: Sequence[Token], train: bool, dropout: float = 0.0) -> list[dy.Expression]:
+        """One token vector per word, in sentence order (``dropout`` applies in training only)."""
         parts = []
         if "words" in self.features:
             parts.append(dy.lookup_batch(self.word_embeddings, self._word_ids(tokens, train)))
@@ -133,6 +133,8 @@ class TokenEncoder:
         if "chars" in self.features:
             parts.append(self._chars(tokens))
         x = dy.rectify(dy.affine_transform([self.projection_bias, self.projection, dy.concatenate(parts)]))
+        if train and dropout:
+            x = dy.dropout(x, dropout)
         return [dy.pick_batch_elem(x, i) for i in range(len(tokens))]
 
     def _word_ids(self, tokens: Sequence[Token], train: bool) -> list[int]:

@@ -52,6 +52,7 @@ class TrainingOptions:
     batch_size: int = DEFAULT_BATCH_SIZE
     learning_rate: float = 0.1
     decay: float = 0.1
+    dropout: float = 0.0  # not in the papers; see README for its measured effect
     clip: float = 5.0
     seed: int | None = 1
     pretrained: str | None = None
@@ -113,6 +114,7 @@ def prepare(options: TrainingOptions, log: TextIO) -> tuple[StackLSTMParser, lis
     )
     if pretrained_vectors is not None:
         parser.tokens.set_pretrained(pretrained_vectors)
+    parser.dropout = options.dropout
     record = {
         "train": options.train,
         "dev": options.dev,
@@ -121,6 +123,7 @@ def prepare(options: TrainingOptions, log: TextIO) -> tuple[StackLSTMParser, lis
         "pseudo_projective": options.pseudo_projective,
         "seed": options.seed,
         "batch_size": options.batch_size,
+        "dropout": options.dropout,
         "skipped": dict(skipped),
         "epochs": [],
     }

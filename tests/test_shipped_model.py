@@ -7,12 +7,11 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 
 import lstmparse
 from lstmparse.api import DEFAULT_MODEL
 from lstmparse.formats import read_sentences
-
-from conftest import ROOT
 
 
 @pytest.fixture(scope="module")
