@@ -12,9 +12,6 @@ keep the best reachable tree as good as before, from any configuration.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import lru_cache
-
 from .base import LEFT, RIGHT, SHIFT, Configuration, GoldTree, TransitionSystem
 
 
@@ -23,27 +20,9 @@ class ArcHybrid(TransitionSystem):
     kinds = (SHIFT, LEFT, RIGHT)
     has_dynamic_oracle = True
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root") -> None:
-        super().__init__(labels, root_label)
-        self.shift = self.ids(SHIFT)[0]
-        self.left_ids = self.ids(LEFT, root=False)
-        self.right_ids = self.ids(RIGHT, root=False)
-        self.root_id = self.ids(RIGHT, root=True)[0]
-        self._legal_sets = lru_cache(maxsize=None)(self._legal_set)
-
-    def _legal_set(self, can_shift: bool, can_left: bool, can_right: bool, can_attach_root: bool) -> list[int]:
-        legal = [self.shift] if can_shift else []
-        if can_left:
-            legal += self.left_ids
-        if can_right:
-            legal += self.right_ids
-        if can_attach_root:
-            legal.append(self.root_id)
-        return legal
-
     def legal(self, config: Configuration) -> list[int]:
         depth, has_buffer = len(config.stack), bool(config.buffer)
-        return self._legal_sets(has_buffer, has_buffer and depth >= 2, depth >= 3, depth == 2 and not has_buffer)
+        return self.legal_set(has_buffer, has_buffer and depth >= 2, depth >= 3, depth == 2 and not has_buffer)
 
     def apply(self, config: Configuration, action: int) -> None:
         kind = self.actions[action].kind

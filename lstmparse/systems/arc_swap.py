@@ -31,10 +31,6 @@ class ArcSwap(ArcStandard):
     kinds = (SHIFT, LEFT, RIGHT, SWAP)
     builds_non_projective = True
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root") -> None:
-        super().__init__(labels, root_label)
-        self.swap = self.ids(SWAP)[0]
-
     def can_swap(self, config: Configuration) -> bool:
         """SWAP needs two words on the stack, in their sentence order."""
         stack = config.stack

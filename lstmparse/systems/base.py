@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 ROOT = 0
 
@@ -111,6 +112,33 @@ class TransitionSystem:
             else:
                 self.actions.append(Action(kind))
         self.index = {action: i for i, action in enumerate(self.actions)}
+        self.shift = self.ids(SHIFT)[0]
+        self.left_ids = self.ids(LEFT, root=False)  # the root takes no left dependent
+        self.right_ids = self.ids(RIGHT, root=False)
+        self.root_id = self.ids(RIGHT, root=True)[0]  # the one arc from the root
+        if SWAP in self.kinds:
+            self.swap = self.ids(SWAP)[0]
+        self._legal_sets = lru_cache(maxsize=None)(self._build_legal_set)
+
+    def legal_set(
+        self, can_shift: bool, can_left: bool, can_right: bool, can_attach_root: bool, can_swap: bool = False
+    ) -> list[int]:
+        """The legal action ids for the given permissions (cached: configurations repeat them)."""
+        return self._legal_sets(can_shift, can_left, can_right, can_attach_root, can_swap)
+
+    def _build_legal_set(
+        self, can_shift: bool, can_left: bool, can_right: bool, can_attach_root: bool, can_swap: bool
+    ) -> list[int]:
+        legal = [self.shift] if can_shift else []
+        if can_left:
+            legal += self.left_ids
+        if can_right:
+            legal += self.right_ids
+        if can_attach_root:
+            legal.append(self.root_id)
+        if can_swap:
+            legal.append(self.swap)
+        return legal
 
     def ids(self, kind: str, root: bool | None = None) -> list[int]:
         """Action ids of one kind; ``root`` selects root-labelled (True) or other (False) arcs."""
