@@ -15,6 +15,7 @@ import click
 from lstmparse import backend
 from lstmparse.errors import ConfigurationError, InputError, ModelError
 from lstmparse.formats import FORMATS
+from lstmparse.systems import SYSTEMS
 
 EXISTING_FILE = click.Path(exists=True, dir_okay=False)
 FEATURE_HELP = "comma-separated token features from words,pretrained,pos,feats,chars"
@@ -62,7 +63,7 @@ def main() -> None:
 @click.option("--model-dir", required=True, type=click.Path(file_okay=False), help="where the best model is written")
 @click.option("--features", default="words,pos,chars", show_default=True, help=FEATURE_HELP)
 @click.option(
-    "--system", type=click.Choice(["arc-standard", "arc-swap", "arc-hybrid"]), default="arc-standard",
+    "--system", type=click.Choice(list(SYSTEMS)), default="arc-standard",
     show_default=True, help="transition system (stored in the model)",
 )
 @click.option(
@@ -105,9 +106,8 @@ def train(train_file, dev_file, model_dir, features, system, oracle, alpha, expl
     options = TrainingOptions(
         train=train_file, dev=dev_file, model_dir=model_dir, features=features, system=system, oracle=oracle,
         alpha=alpha, explore_p=explore_p, explore_after=explore_after, pseudo_projective=pseudo_projective,
-        epochs=epochs,
-        max_minutes=max_minutes, batch_size=batch_size, learning_rate=learning_rate, dropout=dropout, seed=seed,
-        pretrained=pretrained, input_format=input_format,
+        epochs=epochs, max_minutes=max_minutes, batch_size=batch_size, learning_rate=learning_rate, dropout=dropout,
+        seed=seed, pretrained=pretrained, input_format=input_format,
     )
     record = run_training(options)
     best = record.get("best_dev_las")
@@ -167,7 +167,7 @@ def evaluate(gold, system, as_json) -> None:
 @main.command()
 @click.argument("treebank", type=EXISTING_FILE)
 @click.option(
-    "--system", type=click.Choice(["arc-standard", "arc-swap", "arc-hybrid"]), default="arc-standard",
+    "--system", type=click.Choice(list(SYSTEMS)), default="arc-standard",
     show_default=True,
 )
 @click.option("--pseudo-projective", is_flag=True, help="run on projectivized trees")

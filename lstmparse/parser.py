@@ -158,7 +158,7 @@ class StackLSTMParser:
             if len(legal) == 1:
                 self.step(config, legal[0])
                 continue
-            zero_cost = self.system.zero_cost(config, gold) or legal
+            zero_cost = self.system.zero_cost(config, gold, legal) or legal
             log_probs = dy.log_softmax(self.scores(config), legal)
             if len(zero_cost) < len(legal):
                 losses.append(-dy.logsumexp([dy.pick(log_probs, a) for a in zero_cost]))

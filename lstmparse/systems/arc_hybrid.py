@@ -47,34 +47,34 @@ class ArcHybrid(TransitionSystem):
                 return self.action_id(RIGHT, gold.labels[top])
         return self.shift if config.buffer else None
 
-    def costs(self, config: Configuration, gold: GoldTree) -> dict[int, int]:
-        """Cost (gold arcs lost, a wrong label counting as a lost arc) of every legal action."""
+    def costs(self, config: Configuration, gold: GoldTree, legal: list[int] | None = None) -> dict[int, int]:
+        """Cost (gold arcs lost, a wrong label counting as a lost arc) of each legal action."""
+        legal = self.legal(config) if legal is None else legal
         stack, buffer, heads = config.stack, config.buffer, gold.heads
-        in_buffer = set(buffer)
-        costs = {}
-        legal = self.legal(config)
         top = stack[-1]
+        front = buffer[-1] if buffer else None
+        kind_cost = {}
+        if front is not None:
+            # SHIFT: the front loses a head deeper than s0 and every dependent on the stack.
+            kind_cost[SHIFT] = (heads[front] in stack[:-1]) + sum(1 for k in stack if heads[k] == front)
+        gold_arc = {}  # kind -> whether that kind's arc is the gold arc of s0
         if len(stack) >= 2:
             below = stack[-2]
-            dependents_in_buffer = sum(1 for k in buffer if heads[k] == top)
-            head_in_buffer = heads[top] in in_buffer
-        if self.shift in legal:
-            b = buffer[-1]
-            lost_head = heads[b] in stack[:-1]
-            lost_dependents = sum(1 for k in stack if heads[k] == b)
-            costs[self.shift] = lost_head + lost_dependents
+            # Popping s0 loses its dependents in the buffer; its head too if that is still reachable.
+            lost_dependents = sum(1 for k in buffer if heads[k] == top)
+            head_in_buffer = heads[top] in buffer
+            kind_cost[RIGHT] = head_in_buffer + lost_dependents
+            gold_arc[RIGHT] = heads[top] == below
+            if front is not None:
+                kind_cost[LEFT] = (heads[top] != front and (heads[top] == below or head_in_buffer)) + lost_dependents
+                gold_arc[LEFT] = heads[top] == front
+        costs = {}
         for action in legal:
             kind, label = self.actions[action].kind, self.actions[action].label
-            if kind == LEFT:
-                b = buffer[-1]
-                lost_head = heads[top] != b and (heads[top] == below or head_in_buffer)
-                wrong_label = heads[top] == b and label != gold.labels[top]
-                costs[action] = lost_head + wrong_label + dependents_in_buffer
-            elif kind == RIGHT:
-                wrong_label = heads[top] == below and label != gold.labels[top]
-                costs[action] = head_in_buffer + wrong_label + dependents_in_buffer
+            wrong_label = gold_arc.get(kind, False) and label != gold.labels[top]
+            costs[action] = kind_cost[kind] + wrong_label
         return costs
 
-    def zero_cost(self, config: Configuration, gold: GoldTree) -> list[int]:
+    def zero_cost(self, config: Configuration, gold: GoldTree, legal: list[int] | None = None) -> list[int]:
         """The dynamic oracle: legal actions that lose no reachable gold arc."""
-        return [action for action, cost in self.costs(config, gold).items() if cost == 0]
+        return [action for action, cost in self.costs(config, gold, legal).items() if cost == 0]

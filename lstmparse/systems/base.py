@@ -170,6 +170,10 @@ class TransitionSystem:
         """The oracle's action, or None when the gold tree cannot be reached."""
         raise NotImplementedError
 
+    def zero_cost(self, config: Configuration, gold: GoldTree, legal: list[int] | None = None) -> list[int]:
+        """The dynamic oracle (systems with ``has_dynamic_oracle``): actions that lose no gold arc."""
+        raise NotImplementedError
+
     def attach(self, config: Configuration, head: int, dependent: int, action: int) -> None:
         config.add_arc(head, dependent, self.actions[action].label, action)
 
