@@ -87,17 +87,22 @@ def main() -> None:
     "--dropout", default=0.0, show_default=True, type=click.FloatRange(0, 1, max_open=True),
     help="dropout on token vectors and inside the stack LSTMs (training only)",
 )
+@click.option(
+    "--context-layers", default=0, show_default=True, type=click.IntRange(min=0),
+    help="bi-LSTM layers over the token vectors before parsing (0: the papers' model)",
+)
 @click.option("--pretrained", type=EXISTING_FILE, help="word2vec text-format embeddings")
 @click.option("--input-format", type=click.Choice(["conllu", "conllx"]), default="conllu", show_default=True)
 @click.option("--seed", default=1, show_default=True, type=int, help="seeds Python, NumPy and DyNet")
 @click.option("--memory-mb", default=512, show_default=True, type=int, help="DyNet's initial memory pool")
 @clean_errors
 def train(train_file, dev_file, model_dir, features, system, oracle, alpha, explore_p, explore_after,
-          pseudo_projective, epochs, max_minutes, batch_size, learning_rate, dropout, pretrained, input_format,
-          seed, memory_mb) -> None:
+          pseudo_projective, epochs, max_minutes, batch_size, learning_rate, dropout, context_layers, pretrained,
+          input_format, seed, memory_mb) -> None:
     """Train a stack-LSTM parser; the best model on dev is kept in MODEL_DIR."""
     backend.configure(seed=seed, memory_mb=memory_mb, weight_decay=1e-6)
     features = parse_features(features)
+    from lstmparse.tokens import Dimensions
     from lstmparse.training import TrainingOptions
     from lstmparse.training import train as run_training
 
@@ -107,7 +112,7 @@ def train(train_file, dev_file, model_dir, features, system, oracle, alpha, expl
         train=train_file, dev=dev_file, model_dir=model_dir, features=features, system=system, oracle=oracle,
         alpha=alpha, explore_p=explore_p, explore_after=explore_after, pseudo_projective=pseudo_projective,
         epochs=epochs, max_minutes=max_minutes, batch_size=batch_size, learning_rate=learning_rate, dropout=dropout,
-        seed=seed, pretrained=pretrained, input_format=input_format,
+        seed=seed, pretrained=pretrained, input_format=input_format, dims=Dimensions(context_layers=context_layers),
     )
     record = run_training(options)
     best = record.get("best_dev_las")
@@ -120,11 +125,18 @@ def train(train_file, dev_file, model_dir, features, system, oracle, alpha, expl
 @click.option("--input", "input_file", default="-", show_default=True, help="input file, - for stdin")
 @click.option("--output", "output_file", default="-", show_default=True, help="output file, - for stdout")
 @click.option("--input-format", type=click.Choice(FORMATS), default="conllu", show_default=True)
+@click.option("--beam", default=1, show_default=True, type=click.IntRange(min=1), help="beam width (1: greedy)")
+@click.option(
+    "--kbest", default=1, show_default=True, type=click.IntRange(min=1),
+    help="write the K best trees per sentence, ranked and scored (needs --beam >= K)",
+)
 @click.option("--quiet", is_flag=True, help="no progress or speed report on stderr")
 @click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=int)
 @clean_errors
-def parse(model_dir, input_file, output_file, input_format, quiet, memory_mb) -> None:
+def parse(model_dir, input_file, output_file, input_format, beam, kbest, quiet, memory_mb) -> None:
     """Parse CoNLL-U, CoNLL-X or tokenized text; write CoNLL-U."""
+    if kbest > beam:
+        raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
     backend.configure(seed=1, memory_mb=memory_mb)
     from lstmparse.api import Parser
 
@@ -133,8 +145,9 @@ def parse(model_dir, input_file, output_file, input_format, quiet, memory_mb) ->
     load_seconds = time.time() - load_start
     start, sentences, words = time.time(), 0, 0
     with click.open_file(output_file, "w", encoding="utf-8") as out:
-        for sentence in parser.parse_file(input_file, input_format):
-            out.write(sentence.to_conllu())
+        for candidates in _parsed(parser, input_file, input_format, beam, kbest):
+            sentence = candidates[0]
+            out.write("".join(c.to_conllu() for c in candidates))
             sentences += 1
             words += len(sentence)
             if not quiet and sentences % 1000 == 0:
@@ -147,6 +160,16 @@ def parse(model_dir, input_file, output_file, input_format, quiet, memory_mb) ->
             f"model loaded in {load_seconds:.2f} s",
             err=True,
         )
+
+
+def _parsed(parser, input_file: str, input_format: str, beam: int, kbest: int):
+    """Lists of parsed candidates per input sentence: greedy one at a time, or beam search."""
+    from lstmparse.formats import read_sentences
+
+    sentences = read_sentences(input_file, input_format)
+    if beam == 1:
+        return ([sentence] for sentence in parser.parse(sentences))
+    return parser.parse_kbest(sentences, beam, kbest)
 
 
 @main.command()

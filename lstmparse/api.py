@@ -40,15 +40,50 @@ class Parser:
         Each result is a copy of the input sentence with HEAD and DEPREL filled in;
         ``result.to_conllu()`` writes it with every other input byte kept.
         """
-        for sentence in sentences:
-            if not isinstance(sentence, Sentence):
-                sentence = Sentence.from_forms(list(sentence))
+        for sentence in map(_as_sentence, sentences):
             heads, deprels = self.model.parse(sentence.tokens)
             yield with_tree(sentence, heads, deprels)
 
     def parse_file(self, path: str, fmt: str = "conllu") -> Iterator[Sentence]:
         """Parse every sentence of a file (``-`` = stdin) lazily."""
         return self.parse(read_sentences(path, fmt))
+
+    def parse_kbest(
+        self, sentences: Iterable[Sentence | Sequence[str]], beam: int, kbest: int = 1, batch_size: int = 32
+    ) -> Iterator[list[Sentence]]:
+        """Beam search: for each sentence (in order) its ``kbest`` best distinct trees, best first.
+
+        Each candidate carries ``# kbest_rank = r`` and ``# parser_score = s`` (the
+        total log-probability of its derivation) after the input's comments: the
+        input format of ``lstmparse rerank``.  Sentences are decoded ``batch_size``
+        at a time, all their hypotheses advanced together.
+        """
+        from .decoding import BatchDecoder
+
+        decoder = BatchDecoder(self.model)
+        for batch in _batches((_as_sentence(s) for s in sentences), batch_size):
+            for sentence, candidates in zip(batch, decoder.parse([s.tokens for s in batch], beam, kbest), strict=True):
+                yield [
+                    with_tree(sentence, c.heads, c.labels).with_comments(
+                        [f"# kbest_rank = {rank}", f"# parser_score = {c.score:.4f}"]
+                    )
+                    for rank, c in enumerate(candidates, start=1)
+                ]
+
+
+def _as_sentence(sentence: Sentence | Sequence[str]) -> Sentence:
+    return sentence if isinstance(sentence, Sentence) else Sentence.from_forms(list(sentence))
+
+
+def _batches(items: Iterable, size: int) -> Iterator[list]:
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def with_tree(sentence: Sentence, heads: Sequence[int], deprels: Sequence[str]) -> Sentence:

@@ -83,6 +83,21 @@ class Sentence:
             out[line_index] = "\t".join(columns)
         return "\n".join(out) + "\n\n"
 
+    def with_comments(self, extra: Iterable[str]) -> Sentence:
+        """A copy whose comment lines gain ``extra`` after the input's own comments.
+
+        Comments that ``extra`` redefines (same ``# key =``) are dropped, so a k-best
+        file parsed again does not pile up ranks and scores.
+        """
+        extra = list(extra)
+        keys = {line.split("=", 1)[0].strip() for line in extra if "=" in line}
+        first_word = self.token_lines[0] if self.token_lines else len(self.lines)
+        head = [line for line in self.lines[:first_word] if line.split("=", 1)[0].strip() not in keys]
+        comments_end = next((i for i, line in enumerate(head) if not line.startswith("#")), len(head))
+        lines = head[:comments_end] + extra + head[comments_end:] + self.lines[first_word:]
+        shift = len(lines) - len(self.lines)
+        return Sentence(self.tokens, lines, [i + shift for i in self.token_lines], self.path, self.first_line)
+
     @classmethod
     def from_forms(cls, forms: list[str], comments: Iterable[str] = ()) -> Sentence:
         """A sentence built from tokens alone (text input or the Python API)."""

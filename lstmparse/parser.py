@@ -65,6 +65,12 @@ class NeuralConfiguration(Configuration):
         super().add_arc(head, dependent, label, action)
         self.vectors[head] = self.parser.compose(self.vectors[head], self.vectors[dependent], action)
 
+    def copy(self) -> NeuralConfiguration:
+        """A copy sharing the (immutable) stack-LSTM pointers; subtree vectors are copied."""
+        clone = super().copy()
+        clone.vectors = self.vectors[:]
+        return clone
+
     def record(self, action: int) -> None:
         """Push the action onto the action-history LSTM."""
         self.history = self.history.push(self.parser.action_history_embeddings[action])
@@ -218,8 +224,17 @@ class StackLSTMParser:
         return parser
 
     def parameter_values(self) -> dict[str, np.ndarray]:
-        values = {p.name(): p.as_array() for p in self.model.parameters_list()}
-        values.update((p.name(), p.as_array()) for p in self.model.lookup_parameters_list())
+        """The parameters' effective values.
+
+        DyNet applies L2 weight decay as one global scale kept outside the stored
+        values, so ``as_array()`` misses it (DyNet issue #1201); reading each
+        parameter through an expression includes it.
+        """
+        dy.renew_cg()
+        values = {p.name(): p.expr().npvalue().reshape(p.as_array().shape) for p in self.model.parameters_list()}
+        for lookup in self.model.lookup_parameters_list():
+            rows, dim = lookup.as_array().shape
+            values[lookup.name()] = lookup.expr().npvalue().reshape(dim, rows).T
         return {name: value.astype(np.float32) for name, value in values.items()}
 
     def set_parameter_values(self, values: dict[str, np.ndarray]) -> None:

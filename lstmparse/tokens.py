@@ -12,6 +12,11 @@ built with (``--features``):
 
 The whole sentence goes through one batched affine layer, and words of equal
 length share one batched character-LSTM run, to keep the graph small.
+
+Optionally (``Dimensions.context_layers`` > 0, not in the papers) the token vectors
+then pass through a bi-LSTM over the sentence, so that every vector the stack and
+buffer LSTMs see already knows its sentence context (as in Kiperwasser & Goldberg
+2016); models/README.md gives its measured effect.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ class Dimensions:
     composition_action: int = 16  # relation/action embedding r in the composition function
     action_history: int = 20  # action embedding fed to the action-history LSTM
     state: int = 20  # parser state p_t
+    context_layers: int = 0  # bi-LSTM layers over the token vectors (0 = the papers' model)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -111,6 +117,9 @@ class TokenEncoder:
             raise ValueError("no token features selected")
         self.projection = model.add_parameters((dims.token, input_dim))
         self.projection_bias = model.add_parameters(dims.token)
+        self.context = None
+        if dims.context_layers:
+            self.context = dy.BiRNNBuilder(dims.context_layers, dims.token, dims.token, model, dy.CoupledLSTMBuilder)
 
     def set_pretrained(self, vectors: np.ndarray) -> None:
         """Copy the pretrained vectors into the (fixed) lookup table, row 0 = unknown."""
@@ -135,7 +144,18 @@ class TokenEncoder:
         x = dy.rectify(dy.affine_transform([self.projection_bias, self.projection, dy.concatenate(parts)]))
         if train and dropout:
             x = dy.dropout(x, dropout)
-        return [dy.pick_batch_elem(x, i) for i in range(len(tokens))]
+        vectors = [dy.pick_batch_elem(x, i) for i in range(len(tokens))]
+        if self.context is not None:
+            vectors = self._in_context(vectors, dropout if train else 0.0)
+        return vectors
+
+    def _in_context(self, vectors: list[dy.Expression], dropout: float) -> list[dy.Expression]:
+        """The bi-LSTM outputs over the sentence's token vectors."""
+        if dropout:
+            self.context.set_dropout(dropout)
+        else:
+            self.context.disable_dropout()
+        return self.context.transduce(vectors)
 
     def _word_ids(self, tokens: Sequence[Token], train: bool) -> list[int]:
         vocab = self.vocabs["words"]

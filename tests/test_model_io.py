@@ -71,3 +71,42 @@ def test_pretrained_vectors_are_stored_and_stay_fixed(tmp_path, small_treebank):
     table = loaded.tokens.pretrained_embeddings.as_array()
     assert loaded.vocabs["pretrained"].get("of") == 2
     np.testing.assert_allclose(table[[0, 2, 3]], [[0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0.5]])
+
+
+WEIGHT_DECAY_SCRIPT = """
+from lstmparse import backend
+backend.configure(seed=1, weight_decay=0.01)
+import dynet as dy, numpy as np
+from lstmparse.parser import StackLSTMParser
+from lstmparse.systems import make_system
+from lstmparse.formats import Sentence
+from lstmparse.training import build_vocabularies
+sentence = Sentence.from_forms(["a", "b", "c"])
+vocabs = build_vocabularies([sentence])
+system = make_system("arc-standard", ["dep"], "root")
+parser = StackLSTMParser(system, ["words"], vocabs)
+trainer = dy.SimpleSGDTrainer(parser.model)
+actions = system.oracle_sequence([2, 0, 2], ["dep", "root", "dep"])
+for _ in range(30):
+    dy.renew_cg()
+    parser.loss(sentence.tokens, actions).backward()
+    trainer.update()
+dy.renew_cg()
+state = parser.state.expr().npvalue()
+parser.save(DIRECTORY)
+loaded = StackLSTMParser.load(DIRECTORY)
+dy.renew_cg()
+assert np.allclose(loaded.state.expr().npvalue(), state, atol=1e-6), "weight decay lost in the saved model"
+print("ok")
+"""
+
+
+def test_saved_model_keeps_the_weight_decay_scale(tmp_path):
+    """DyNet keeps L2 weight decay as a scale outside as_array(); a saved model must include it."""
+    import subprocess
+    import sys
+
+    script = WEIGHT_DECAY_SCRIPT.replace("DIRECTORY", repr(str(tmp_path / "model")))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"

@@ -11,6 +11,7 @@ those primitives on its stack LSTMs, so a new system needs no model code at all
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -63,6 +64,13 @@ class Configuration:
         self.heads: list[int | None] = [None] * (n + 1)
         self.labels: list[str | None] = [None] * (n + 1)
         self.attached: list[int] = [0] * (n + 1)  # dependents found so far, per head
+
+    def copy(self) -> Configuration:
+        """An independent configuration in the same state (for beam search)."""
+        clone = copy.copy(self)
+        clone.stack, clone.buffer = self.stack[:], self.buffer[:]
+        clone.heads, clone.labels, clone.attached = self.heads[:], self.labels[:], self.attached[:]
+        return clone
 
     def start(self) -> None:
         """The initial configuration: the root on the stack, all words in the buffer."""

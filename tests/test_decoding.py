@@ -1,0 +1,80 @@
+"""Lock-step decoding and beam search: same greedy trees, well-formed k-best lists."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from conftest import first_sentences
+
+from lstmparse.api import DEFAULT_MODEL, Parser
+from lstmparse.formats import read_sentences, read_treebank
+from lstmparse.systems import make_system
+from lstmparse.tree import tree_problem
+
+
+@pytest.fixture(scope="module")
+def parser() -> Parser:
+    return Parser.load(DEFAULT_MODEL)
+
+
+@pytest.fixture(scope="module")
+def dev(ewt):
+    return read_treebank(str(ewt / "dev.conllu"))[:120]
+
+
+def test_lockstep_beam_of_one_gives_the_greedy_trees(parser, dev):
+    greedy = [(s.heads, s.deprels) for s in parser.parse(dev)]
+    lockstep = [(k[0].heads, k[0].deprels) for k in parser.parse_kbest(dev, beam=1, kbest=1, batch_size=16)]
+    assert lockstep == greedy
+
+
+def test_kbest_lists_are_ranked_distinct_trees_with_input_comments(parser, dev):
+    for sentence, candidates in zip(dev[:40], parser.parse_kbest(dev[:40], beam=6, kbest=4), strict=True):
+        assert 1 <= len(candidates) <= 4
+        trees = [(tuple(c.heads), tuple(c.deprels)) for c in candidates]
+        assert len(set(trees)) == len(trees)
+        scores = []
+        for rank, candidate in enumerate(candidates, start=1):
+            comments = [line for line in candidate.lines if line.startswith("#")]
+            assert comments[:-2] == [line for line in sentence.lines if line.startswith("#")]
+            assert comments[-2] == f"# kbest_rank = {rank}"
+            scores.append(float(comments[-1].removeprefix("# parser_score = ")))
+            assert tree_problem(candidate.heads) is None
+        assert scores == sorted(scores, reverse=True) and scores[0] <= 0
+
+
+def test_kbest_output_reads_back_with_its_trees(parser, dev, tmp_path):
+    path = tmp_path / "kbest.conllu"
+    blocks = [c for candidates in parser.parse_kbest(dev[:10], beam=4, kbest=4) for c in candidates]
+    path.write_text("".join(c.to_conllu() for c in blocks), encoding="utf-8")
+    again = list(read_sentences(str(path)))
+    assert [(s.heads, s.deprels) for s in again] == [(s.heads, s.deprels) for s in blocks]
+
+
+def test_reranking_a_kbest_file_replaces_rank_comments(parser, dev):
+    first = next(parser.parse_kbest(dev[:1], beam=2, kbest=1))[0]
+    second = next(parser.parse_kbest([first], beam=2, kbest=1))[0]
+    assert sum(line.startswith("# kbest_rank") for line in second.lines) == 1
+    assert second.to_conllu() == first.to_conllu()
+
+
+def test_configuration_copy_is_independent():
+    system = make_system("arc-standard", ["nsubj"], "root")
+    config = system.initial(3)
+    system.apply(config, system.shift)
+    clone = config.copy()
+    system.apply(clone, system.shift)
+    assert config.stack == [0, 1] and clone.stack == [0, 1, 2]
+    assert config.buffer == [3, 2] and clone.buffer == [3]
+
+
+def test_cli_kbest_needs_a_wide_enough_beam(ewt, tmp_path):
+    sample = tmp_path / "in.conllu"
+    sample.write_text(first_sentences(ewt / "dev.conllu", 2), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "cli", "parse", "--input", sample, "--beam", "2", "--kbest", "3"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 2 and "--beam" in result.stderr and "Traceback" not in result.stderr
