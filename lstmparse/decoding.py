@@ -31,7 +31,7 @@ import dynet as dy
 import numpy as np
 
 from .formats import Token
-from .parser import StackLSTMParser
+from .parser import NeuralConfiguration, StackLSTMParser
 from .pseudo_projective import deprojectivize
 from .stack_lstm import StackLSTM
 from .systems import Configuration
@@ -95,43 +95,26 @@ class Pointer(Node):
         return self.value[-1]  # the top layer's h is the LSTM output
 
 
-class LockstepConfiguration(Configuration):
-    """A configuration whose primitives create pending stack-LSTM pushes and compositions."""
+class LockstepConfiguration(NeuralConfiguration):
+    """A configuration whose pushes and compositions are pending nodes, computed in waves.
+
+    The stack and buffer primitives are :class:`NeuralConfiguration`'s: only the
+    pointers (:class:`Pointer`) and vectors (:class:`Vector`) differ.
+    """
 
     def __init__(self, n: int, decoder: BatchDecoder, vectors: list[Vector]) -> None:
-        super().__init__(n)
-        self.decoder = decoder
+        Configuration.__init__(self, n)
         self.vectors = vectors
+        self.action_vectors = decoder.action_vectors
         self.stack_top, self.buffer_top, self.history = decoder.empty_stacks
         self.score = 0.0
 
-    def copy(self) -> LockstepConfiguration:
-        clone = super().copy()
-        clone.vectors = self.vectors[:]
-        return clone
-
-    def push_stack(self, item: int) -> None:
-        super().push_stack(item)
-        self.stack_top = self.stack_top.push(self.vectors[item])
-
-    def pop_stack(self) -> int:
-        self.stack_top = self.stack_top.pop()
-        return super().pop_stack()
-
-    def push_buffer(self, item: int) -> None:
-        super().push_buffer(item)
-        self.buffer_top = self.buffer_top.push(self.vectors[item])
-
-    def pop_buffer(self) -> int:
-        self.buffer_top = self.buffer_top.pop()
-        return super().pop_buffer()
-
     def add_arc(self, head: int, dependent: int, label: str, action: int) -> None:
-        super().add_arc(head, dependent, label, action)
+        Configuration.add_arc(self, head, dependent, label, action)
         self.vectors[head] = Vector(head=self.vectors[head], dependent=self.vectors[dependent], action=action)
 
     def record(self, action: int) -> None:
-        self.history = self.history.push(self.decoder.action_vectors[action])
+        self.history = self.history.push(self.action_vectors[action])
 
     def tops(self) -> tuple[Pointer, Pointer, Pointer]:
         return self.stack_top, self.buffer_top, self.history
