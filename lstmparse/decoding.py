@@ -32,7 +32,6 @@ import numpy as np
 
 from .formats import Token
 from .parser import NeuralConfiguration, StackLSTMParser
-from .pseudo_projective import deprojectivize
 from .stack_lstm import StackLSTM
 from .systems import Configuration
 
@@ -194,12 +193,9 @@ class BatchDecoder:
 
     def _scores(self, configs: list[LockstepConfiguration]) -> np.ndarray:
         """Action scores, one column per configuration, in one batched forward pass."""
-        parser = self.parser
         summaries = np.stack([np.concatenate([p.summary() for p in config.tops()]) for config in configs], axis=1)
         dy.renew_cg()
-        state = dy.rectify(dy.affine_transform([parser.state_bias, parser.state, _batched(summaries)]))
-        scores = dy.affine_transform([parser.output_bias, parser.output, state])
-        return scores.npvalue().reshape(-1, len(configs))
+        return self.parser.action_scores(_batched(summaries)).npvalue().reshape(-1, len(configs))
 
     def _prune(self, hypotheses: list[LockstepConfiguration], expansions: dict, beam: int) -> list:
         """The ``beam`` best successors of one sentence's hypotheses (finished ones stay)."""
@@ -209,7 +205,7 @@ class BatchDecoder:
                 options.append((config.score, index, None))
             else:
                 options.extend((score, index, action) for score, action in expansions[id(config)])
-        kept = heapq.nlargest(beam, options, key=lambda option: option[0]) if beam > 1 else [max(options)]
+        kept = heapq.nlargest(beam, options, key=lambda option: option[0])
         uses = defaultdict(int)
         for _, index, _ in kept:
             uses[index] += 1
@@ -220,8 +216,7 @@ class BatchDecoder:
             if uses[index]:  # a later successor still needs the original
                 config = config.copy()
             if action is not None:
-                self.system.apply(config, action)
-                config.record(action)
+                self.parser.step(config, action)
                 config.score = score
             successors.append(config)
         return successors
@@ -229,9 +224,7 @@ class BatchDecoder:
     def _candidates(self, hypotheses: list[LockstepConfiguration], kbest: int) -> list[Candidate]:
         best: dict[tuple, Candidate] = {}
         for config in sorted(hypotheses, key=lambda c: -c.score):
-            heads, labels = config.tree()
-            if self.parser.pseudo_projective:
-                heads, labels = deprojectivize(heads, labels)
+            heads, labels = self.parser.finished_tree(config)
             best.setdefault((tuple(heads), tuple(labels)), Candidate(heads, labels, config.score))
         return list(best.values())[:kbest]
 

@@ -129,6 +129,10 @@ class StackLSTMParser:
     def scores(self, config: NeuralConfiguration) -> dy.Expression:
         """Unnormalized scores of all actions in ``config``."""
         summary = dy.concatenate([config.stack_top.summary(), config.buffer_top.summary(), config.history.summary()])
+        return self.action_scores(summary)
+
+    def action_scores(self, summary: dy.Expression) -> dy.Expression:
+        """Action scores from [s_t; b_t; a_t] through the parser state p_t (batched or not)."""
         state = dy.rectify(dy.affine_transform([self.state_bias, self.state, summary]))
         return dy.affine_transform([self.output_bias, self.output, state])
 
@@ -189,6 +193,10 @@ class StackLSTMParser:
                 scores = self.scores(config).npvalue()
                 action = legal[int(np.argmax(scores[legal]))]
             self.step(config, action)
+        return self.finished_tree(config)
+
+    def finished_tree(self, config: Configuration) -> tuple[list[int], list[str]]:
+        """The tree of a final configuration, with pseudo-projective lifts undone."""
         heads, labels = config.tree()
         return deprojectivize(heads, labels) if self.pseudo_projective else (heads, labels)
 
