@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_upos
 
-.PHONY: install test lint bench bench-systems clean
+.PHONY: install test lint bench bench-systems clean dynet-gpu
 
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,9 +21,10 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 
-# Parsing speed on EWT test, one core (see bench/README.md).
+# The speed suite on EWT (parsing modes, training batch sizes, cost per sentence length):
+# a Markdown table on stdout, the figures in bench/results.json (see bench/RESULTS.md).
 bench: install
-	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/parse_speed.py --model $(MODEL) --input $(DATA)/ud/en_ewt/test.conllu
+	$(BIN)/python bench/suite.py --model $(MODEL) --treebank $(DATA)/ud/en_ewt --json bench/results.json
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache
@@ -31,3 +32,18 @@ clean:
 # Every transition system on Hungarian Szeged (non-projective), two rows at a time.
 bench-systems: install
 	$(BIN)/python bench/transition_systems.py --treebank $(DATA)/ud/hu_szeged --epochs 20 --jobs 2
+
+# DyNet with its CUDA backend, built from the dyNET source distribution on PyPI into .venv,
+# replacing the CPU-only dyNET38 wheel (same Python API). Needs cmake, a C++ compiler,
+# Debian's libeigen3-dev and the CUDA toolkit; about 20 minutes.
+DYNET_VERSION ?= 2.1.2
+EIGEN3_INCLUDE_DIR ?= /usr/include/eigen3
+CUDA_TOOLKIT_ROOT_DIR ?= /usr/local/cuda
+dynet-gpu: install
+	test -d $(EIGEN3_INCLUDE_DIR) || { echo "Eigen not found: apt-get install libeigen3-dev, or set EIGEN3_INCLUDE_DIR"; exit 1; }
+	test -x $(CUDA_TOOLKIT_ROOT_DIR)/bin/nvcc || { echo "nvcc not found: set CUDA_TOOLKIT_ROOT_DIR"; exit 1; }
+	$(BIN)/pip install --quiet cython numpy cmake
+	$(BIN)/pip uninstall --yes dyNET38
+	BACKEND=cuda EIGEN3_INCLUDE_DIR=$(EIGEN3_INCLUDE_DIR) CUDA_TOOLKIT_ROOT_DIR=$(CUDA_TOOLKIT_ROOT_DIR) \
+		$(BIN)/pip install --no-binary :all: --no-build-isolation dyNET==$(DYNET_VERSION)
+	$(BIN)/python -c "import dynet_config; dynet_config.set_gpu(); import dynet; print(dynet.available_devices())"

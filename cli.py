@@ -53,11 +53,30 @@ def parse_features(value: str) -> list[str]:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="lstmparse")
-def main() -> None:
-    """Stack-LSTM dependency parsing with DyNet: train, parse, evaluate."""
+@click.option("--gpu", is_flag=True, help="run DyNet on the GPU (needs DyNet built with CUDA: make dynet-gpu)")
+@click.option("--dynet-gpus", type=click.IntRange(min=1), help="DyNet's --dynet-gpus: how many GPUs")
+@click.option("--dynet-devices", help="DyNet's --dynet-devices, e.g. GPU:0 or GPU:0,GPU:1")
+def main(gpu, dynet_gpus, dynet_devices) -> None:
+    """Dependency parsing with stack LSTMs, and TreeLSTM reranking, on DyNet.
+
+    GPU options go before the command: lstmparse --gpu train ...
+    """
+    if gpu or dynet_gpus or dynet_devices:
+        backend.request_gpu(dynet_gpus or 1, dynet_devices)
+
+
+ARCH_DEFAULTS = {  # batch size, learning rate, dropout, DyNet memory (MB; autobatching needs it preallocated)
+    "stacklstm": (1, 0.1, 0.0, 512),
+    "treelstm": (32, 1.0, 0.2, 1536),
+    "ldtreelstm": (32, 1.0, 0.2, 1536),
+}
 
 
 @main.command()
+@click.option(
+    "--arch", type=click.Choice(list(ARCH_DEFAULTS)), default="stacklstm", show_default=True,
+    help="stacklstm: the parser; treelstm/ldtreelstm: tree language models for reranking, scoring, sampling",
+)
 @click.option("--train", "train_file", required=True, type=EXISTING_FILE, help="training treebank")
 @click.option("--dev", "dev_file", type=EXISTING_FILE, help="development treebank (model selection)")
 @click.option("--model-dir", required=True, type=click.Path(file_okay=False), help="where the best model is written")
@@ -81,11 +100,13 @@ def main() -> None:
 @click.option(
     "--max-minutes", type=click.FloatRange(min=0, min_open=True), help="wall-clock budget, dev evaluation included"
 )
-@click.option("--batch-size", default=1, show_default=True, type=click.IntRange(min=1), help="sentences per update")
-@click.option("--learning-rate", default=0.1, show_default=True, type=float, help="eta0 of SGD")
 @click.option(
-    "--dropout", default=0.0, show_default=True, type=click.FloatRange(0, 1, max_open=True),
-    help="dropout on token vectors and inside the stack LSTMs (training only)",
+    "--batch-size", type=click.IntRange(min=1), help="sentences per update [default: 1; TreeLSTMs 32]"
+)
+@click.option("--learning-rate", type=float, help="eta0 of SGD [default: 0.1; TreeLSTMs 1.0, halved on dev]")
+@click.option(
+    "--dropout", type=click.FloatRange(0, 1, max_open=True),
+    help="dropout on token vectors and inside the LSTMs, training only [default: 0; TreeLSTMs 0.2]",
 )
 @click.option(
     "--context-layers", default=0, show_default=True, type=click.IntRange(min=0),
@@ -93,13 +114,52 @@ def main() -> None:
 )
 @click.option("--pretrained", type=EXISTING_FILE, help="word2vec text-format embeddings")
 @click.option("--input-format", type=click.Choice(["conllu", "conllx"]), default="conllu", show_default=True)
+@click.option(
+    "--objective", type=click.Choice(["nll", "nce"]), default="nll", show_default=True,
+    help="TreeLSTMs: full softmax, or noise-contrastive estimation for large vocabularies",
+)
+@click.option(
+    "--min-count", default=1, show_default=True, type=click.IntRange(min=0),
+    help="TreeLSTMs: words seen at most this often become UNK",
+)
+@click.option("--layers", default=2, show_default=True, type=click.IntRange(min=1), help="TreeLSTMs: LSTM depth")
+@click.option("--hidden", default=200, show_default=True, type=click.IntRange(min=1), help="TreeLSTMs: LSTM size")
+@click.option(
+    "--resume", is_flag=True,
+    help="stack-LSTM: continue an interrupted run from MODEL_DIR's last checkpoint (same data and options)",
+)
 @click.option("--seed", default=1, show_default=True, type=int, help="seeds Python, NumPy and DyNet")
-@click.option("--memory-mb", default=512, show_default=True, type=int, help="DyNet's initial memory pool")
+@click.option("--memory-mb", type=int, help="DyNet's memory pool [default: 512; TreeLSTMs 1536]")
 @clean_errors
-def train(train_file, dev_file, model_dir, features, system, oracle, alpha, explore_p, explore_after,
+def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha, explore_p, explore_after,
           pseudo_projective, epochs, max_minutes, batch_size, learning_rate, dropout, context_layers, pretrained,
-          input_format, seed, memory_mb) -> None:
-    """Train a stack-LSTM parser; the best model on dev is kept in MODEL_DIR."""
+          input_format, objective, min_count, layers, hidden, resume, seed, memory_mb) -> None:
+    """Train a parser (or a TreeLSTM with --arch); the best model on dev is kept in MODEL_DIR."""
+    defaults = ARCH_DEFAULTS[arch]
+    batch_size = defaults[0] if batch_size is None else batch_size
+    learning_rate = defaults[1] if learning_rate is None else learning_rate
+    dropout = defaults[2] if dropout is None else dropout
+    memory_mb = defaults[3] if memory_mb is None else memory_mb
+    if arch != "stacklstm":
+        if resume:
+            raise click.BadParameter("only the stack-LSTM parser's training can be resumed", param_hint="--resume")
+        backend.configure(seed=seed, memory_mb=memory_mb)
+        from lstmparse.treelstm import TreeLSTMDimensions
+        from lstmparse.treelstm_training import TreeLSTMOptions, train_treelstm
+
+        options = TreeLSTMOptions(
+            train=train_file, dev=dev_file, model_dir=model_dir, arch=arch, objective=objective, min_count=min_count,
+            epochs=epochs, max_minutes=max_minutes, batch_size=batch_size, learning_rate=learning_rate,
+            dropout=dropout, seed=seed, input_format=input_format,
+            dims=TreeLSTMDimensions(embedding=hidden, hidden=hidden, layers=layers),
+        )
+        record = train_treelstm(options)
+        click.echo(
+            f"best dev perplexity {record.get('best_dev_perplexity')} at epoch {record.get('best_epoch')}; "
+            f"{record['total_seconds']:.0f} s in all; model in {model_dir}",
+            err=True,
+        )
+        return
     backend.configure(seed=seed, memory_mb=memory_mb, weight_decay=1e-6)
     features = parse_features(features)
     from lstmparse.tokens import Dimensions
@@ -113,6 +173,7 @@ def train(train_file, dev_file, model_dir, features, system, oracle, alpha, expl
         alpha=alpha, explore_p=explore_p, explore_after=explore_after, pseudo_projective=pseudo_projective,
         epochs=epochs, max_minutes=max_minutes, batch_size=batch_size, learning_rate=learning_rate, dropout=dropout,
         seed=seed, pretrained=pretrained, input_format=input_format, dims=Dimensions(context_layers=context_layers),
+        resume=resume,
     )
     record = run_training(options)
     best = record.get("best_dev_las")
@@ -130,10 +191,14 @@ def train(train_file, dev_file, model_dir, features, system, oracle, alpha, expl
     "--kbest", default=1, show_default=True, type=click.IntRange(min=1),
     help="write the K best trees per sentence, ranked and scored (needs --beam >= K)",
 )
+@click.option(
+    "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
+    help="parse with N processes (output stays in input order)",
+)
 @click.option("--quiet", is_flag=True, help="no progress or speed report on stderr")
 @click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=int)
 @clean_errors
-def parse(model_dir, input_file, output_file, input_format, beam, kbest, quiet, memory_mb) -> None:
+def parse(model_dir, input_file, output_file, input_format, beam, kbest, jobs, quiet, memory_mb) -> None:
     """Parse CoNLL-U, CoNLL-X or tokenized text; write CoNLL-U."""
     if kbest > beam:
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
@@ -145,7 +210,7 @@ def parse(model_dir, input_file, output_file, input_format, beam, kbest, quiet, 
     load_seconds = time.time() - load_start
     start, sentences, words = time.time(), 0, 0
     with click.open_file(output_file, "w", encoding="utf-8") as out:
-        for candidates in _parsed(parser, input_file, input_format, beam, kbest):
+        for candidates in _parsed(parser, input_file, input_format, beam, kbest, jobs, model_dir, memory_mb):
             sentence = candidates[0]
             out.write("".join(c.to_conllu() for c in candidates))
             sentences += 1
@@ -162,11 +227,14 @@ def parse(model_dir, input_file, output_file, input_format, beam, kbest, quiet, 
         )
 
 
-def _parsed(parser, input_file: str, input_format: str, beam: int, kbest: int):
+def _parsed(parser, input_file: str, input_format: str, beam: int, kbest: int, jobs: int, model_dir, memory_mb):
     """Lists of parsed candidates per input sentence: greedy one at a time, or beam search."""
     from lstmparse.formats import read_sentences
+    from lstmparse.parallel import parse_in_processes
 
     sentences = read_sentences(input_file, input_format)
+    if jobs > 1:
+        return parse_in_processes(model_dir, sentences, jobs, beam, kbest, memory_mb)
     if beam == 1:
         return ([sentence] for sentence in parser.parse(sentences))
     return parser.parse_kbest(sentences, beam, kbest)
@@ -209,6 +277,115 @@ def oracle(treebank, system, pseudo_projective, transitions, check, input_format
     click.echo(report.summary(), err=transitions)
     if check and not report.complete:
         sys.exit(1)
+
+
+@main.command()
+@click.argument("kbest", required=False)
+@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="TreeLSTM model directory")
+@click.option("--k", "k", type=click.IntRange(min=1), help="candidates considered per sentence [default: tuned]")
+@click.option("--weight", type=click.FloatRange(0, 1), help="W of the TreeLSTM's log-probability [default: tuned]")
+@click.option("--tune", "tune_file", type=EXISTING_FILE, help="dev k-best file: pick W and K by UAS against --gold")
+@click.option("--gold", "gold_file", type=EXISTING_FILE, help="gold trees of the --tune sentences")
+@click.option("--save", is_flag=True, help="store the tuned W and K in the model directory")
+@click.option("--output", "output_file", default="-", show_default=True, help="output file, - for stdout")
+@click.option("--memory-mb", default=backend.AUTOBATCH_MEMORY_MB, show_default=True, type=int)
+@clean_errors
+def rerank(kbest, model_dir, k, weight, tune_file, gold_file, save, output_file, memory_mb) -> None:
+    """Pick the best of each sentence's k-best trees (KBEST, - for stdin) with a TreeLSTM.
+
+    Score = W * log P_treelstm(S|T) + (1 - W) * parser_score over the first K
+    candidates; writes the chosen trees as CoNLL-U.
+    """
+    if bool(tune_file) != bool(gold_file):
+        raise click.UsageError("--tune and --gold go together")
+    if kbest is None and tune_file is None:
+        raise click.UsageError("give a KBEST file to rerank, or --tune and --gold")
+    backend.configure(seed=1, memory_mb=memory_mb)
+    from lstmparse import rerank as reranking
+    from lstmparse.model_io import update_config
+    from lstmparse.treelstm import TreeLSTM
+
+    model = TreeLSTM.load(model_dir)
+    settings = dict(model.tuned)
+    if tune_file:
+        tuning = _tuned(model, tune_file, gold_file)
+        settings = {"weight": tuning.weight, "k": tuning.k, "dev_uas": round(tuning.uas, 2)}
+        if save:
+            update_config(model_dir, {"rerank": settings})
+    if kbest is None:
+        return
+    weight = settings.get("weight") if weight is None else weight
+    k = settings.get("k", 10**9) if k is None else k
+    if weight is None:
+        raise click.UsageError(f"{model_dir} has no tuned weight: give --weight, or --tune and --gold (with --save)")
+    groups = _scored_kbest(model, kbest)
+    with click.open_file(output_file, "w", encoding="utf-8") as out:
+        for sentence in reranking.rerank(groups, weight, k):
+            out.write(sentence.to_conllu())
+    click.echo(f"reranked {len(groups)} sentences with W = {weight}, K = {k}", err=True)
+
+
+def _scored_kbest(model, path: str):
+    from lstmparse import rerank as reranking
+
+    groups = reranking.read_kbest(path)
+    with click.progressbar(length=sum(map(len, groups)), label="scoring candidates", file=sys.stderr) as bar:
+        reranking.score_candidates(model, groups, bar.update)
+    return groups
+
+
+def _tuned(model, tune_file: str, gold_file: str):
+    from lstmparse import rerank as reranking
+    from lstmparse.formats import read_treebank
+
+    tuning = reranking.tune(_scored_kbest(model, tune_file), read_treebank(gold_file))
+    click.echo(
+        f"tuned on {tune_file}: W = {tuning.weight}, K = {tuning.k}; UAS 1-best {tuning.one_best_uas:.2f}, "
+        f"reranked {tuning.uas:.2f}, oracle {tuning.oracle_uas:.2f}",
+        err=True,
+    )
+    return tuning
+
+
+@main.command()
+@click.argument("treebank")
+@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="TreeLSTM model directory")
+@click.option("--memory-mb", default=backend.AUTOBATCH_MEMORY_MB, show_default=True, type=int)
+@clean_errors
+def score(treebank, model_dir, memory_mb) -> None:
+    """Print log P(S|T), word count and perplexity of each tree in TREEBANK (- for stdin)."""
+    backend.configure(seed=1, memory_mb=memory_mb)
+    from lstmparse.rerank import comment_value
+    from lstmparse.treelstm import TreeLSTM
+    from lstmparse.treelstm_training import corpus_perplexity, read_trees, score_sentences
+
+    model = TreeLSTM.load(model_dir)
+    sentences = read_trees(treebank)
+    scores = score_sentences(model, sentences)
+    click.echo("sent_id\tlog_prob\twords\tperplexity")
+    for number, (sentence, tree) in enumerate(zip(sentences, scores, strict=True), start=1):
+        sent_id = comment_value(sentence, "sent_id") or str(number)
+        click.echo(f"{sent_id}\t{tree.log_prob:.4f}\t{tree.words}\t{tree.perplexity:.2f}")
+    click.echo(f"{len(sentences)} trees, perplexity {corpus_perplexity(scores):.2f}", err=True)
+
+
+@main.command()
+@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="TreeLSTM model directory")
+@click.option("-n", "count", default=10, show_default=True, type=click.IntRange(min=1), help="trees to generate")
+@click.option("--max-words", default=60, show_default=True, type=click.IntRange(min=1))
+@click.option("--seed", default=1, show_default=True, type=int, help="seeds Python, NumPy and DyNet")
+@clean_errors
+def sample(model_dir, count, max_words, seed) -> None:
+    """Generate trees from a TreeLSTM and write them as CoNLL-U (HEAD filled, DEPREL _)."""
+    backend.configure(seed=seed)
+    from lstmparse.formats import Sentence
+    from lstmparse.treelstm import TreeLSTM
+
+    model = TreeLSTM.load(model_dir)
+    for number in range(1, count + 1):
+        forms, heads = model.sample_tree(max_words)
+        sentence = Sentence.from_forms(forms, [f"# sent_id = sample-{number}", f"# text = {' '.join(forms)}"])
+        click.echo(sentence.to_conllu(heads, [None] * len(forms)), nl=False)
 
 
 if __name__ == "__main__":

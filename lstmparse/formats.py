@@ -9,11 +9,11 @@ with the ``conllu`` library, one line at a time so that errors can name the line
 
 from __future__ import annotations
 
-import io
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from conllu.parser import DEFAULT_FIELDS, ParseException, parse_line
 
@@ -23,6 +23,7 @@ FORMATS = ("conllu", "conllx", "text")
 HEAD_COLUMN = 6
 DEPREL_COLUMN = 7
 N_COLUMNS = 10
+TOKEN_SEPARATORS = re.compile(r"[ \t]+")
 
 
 @dataclass
@@ -110,11 +111,14 @@ class Sentence:
         return cls(tokens, lines, token_lines)
 
 
-def open_input(path: str) -> TextIO:
-    """Open a file (or ``-`` for stdin) as UTF-8 text; a byte-order mark is skipped."""
+def open_input(path: str) -> BinaryIO:
+    """Open a file (or ``-`` for stdin) for reading bytes; lines are decoded one by one.
+
+    Decoding each line separately lets a bad byte be reported with its line.
+    """
     if path == "-":
-        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig", newline="")
-    return open(path, encoding="utf-8-sig", newline="")
+        return sys.stdin.buffer
+    return open(path, "rb")
 
 
 def read_sentences(path: str, fmt: str = "conllu") -> Iterator[Sentence]:
@@ -140,18 +144,27 @@ def read_treebank(path: str, fmt: str = "conllu") -> list[Sentence]:
     return sentences
 
 
-def _numbered_lines(handle: TextIO, name: str) -> Iterator[tuple[int, str]]:
-    try:
-        for number, line in enumerate(handle, start=1):
-            yield number, line.rstrip("\r\n")
-    except UnicodeDecodeError as error:
-        raise InputError(name, None, f"not valid UTF-8 ({error.reason} at byte {error.start})") from None
+def _numbered_lines(handle: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) pairs decoded as UTF-8, without line ends; a leading BOM is skipped."""
+    for number, raw in enumerate(handle, start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(name, number, f"not valid UTF-8 ({error.reason} at byte {error.start + 1})") from None
+        if number == 1:
+            line = line.removeprefix("\ufeff")
+        yield number, line.rstrip("\r\n")
 
 
 def _read_text(numbered: Iterable[tuple[int, str]], name: str) -> Iterator[Sentence]:
+    """One sentence per line, tokens separated by spaces or tabs.
+
+    Only ASCII spaces and tabs separate tokens, so a token may contain other
+    white space (a no-break space in "New\u00a0York" keeps it one token).
+    """
     for number, line in numbered:
-        forms = line.split()
-        if not forms:
+        forms = TOKEN_SEPARATORS.split(line.strip(" \t"))
+        if forms == [""]:
             continue
         sentence = Sentence.from_forms(forms, [f"# text = {' '.join(forms)}"])
         # Line 0 of the block is the generated comment; the words sit on input line ``number``.

@@ -15,10 +15,14 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import ModelError
+
+if TYPE_CHECKING:
+    import dynet as dy
 
 CONFIG = "config.json"
 FORMAT_VERSION = 1
@@ -91,3 +95,45 @@ def _remove_other_generations(directory: Path, keep: int) -> None:
         match = re.fullmatch(r"(?:params-(\d+)\.npz|vocab-(\d+)\.json)", path.name)
         if match and int(match.group(1) or match.group(2)) != keep:
             path.unlink(missing_ok=True)
+
+
+def effective_values(model: dy.ParameterCollection) -> dict[str, np.ndarray]:
+    """Every parameter's effective value by name, as float32.
+
+    DyNet applies L2 weight decay as one global scale kept outside the stored
+    values, so ``as_array()`` misses it (DyNet issue #1201); reading each
+    parameter through an expression includes it.
+    """
+    import dynet as dy
+
+    dy.renew_cg()
+    values = {p.name(): p.expr().npvalue().reshape(p.as_array().shape) for p in model.parameters_list()}
+    for lookup in model.lookup_parameters_list():
+        rows, dim = lookup.as_array().shape
+        values[lookup.name()] = lookup.expr().npvalue().reshape(dim, rows).T
+    return {name: value.astype(np.float32) for name, value in values.items()}
+
+
+def assign_values(model: dy.ParameterCollection, values: dict[str, np.ndarray]) -> None:
+    """Load values saved by :func:`effective_values`; shapes must match exactly."""
+    for parameter in model.parameters_list():
+        parameter.set_value(_value_for(parameter, values))
+    for parameter in model.lookup_parameters_list():
+        parameter.init_from_array(_value_for(parameter, values))
+
+
+def _value_for(parameter, values: dict[str, np.ndarray]) -> np.ndarray:
+    value = values.get(parameter.name())
+    expected = parameter.as_array().shape
+    if value is None or value.shape != expected:
+        found = None if value is None else value.shape
+        raise ModelError(f"parameter {parameter.name()}: expected shape {expected}, found {found}")
+    return value
+
+
+def update_config(directory: str | Path, updates: dict) -> None:
+    """Change entries of a model's ``config.json`` in place, atomically."""
+    path = Path(directory) / CONFIG
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config.update(updates)
+    _atomic_write(path, lambda handle: handle.write(json.dumps(config, indent=2).encode("utf-8")))

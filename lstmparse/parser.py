@@ -18,7 +18,7 @@ import numpy as np
 
 from .errors import ModelError
 from .formats import Token
-from .model_io import load_directory, save_directory
+from .model_io import assign_values, effective_values, load_directory, save_directory
 from .pseudo_projective import deprojectivize
 from .stack_lstm import StackLSTM
 from .systems import Configuration, GoldTree, TransitionSystem, make_system
@@ -232,30 +232,7 @@ class StackLSTMParser:
         return parser
 
     def parameter_values(self) -> dict[str, np.ndarray]:
-        """The parameters' effective values.
-
-        DyNet applies L2 weight decay as one global scale kept outside the stored
-        values, so ``as_array()`` misses it (DyNet issue #1201); reading each
-        parameter through an expression includes it.
-        """
-        dy.renew_cg()
-        values = {p.name(): p.expr().npvalue().reshape(p.as_array().shape) for p in self.model.parameters_list()}
-        for lookup in self.model.lookup_parameters_list():
-            rows, dim = lookup.as_array().shape
-            values[lookup.name()] = lookup.expr().npvalue().reshape(dim, rows).T
-        return {name: value.astype(np.float32) for name, value in values.items()}
+        return effective_values(self.model)
 
     def set_parameter_values(self, values: dict[str, np.ndarray]) -> None:
-        for parameter in self.model.parameters_list():
-            parameter.set_value(self._value_for(parameter, values))
-        for parameter in self.model.lookup_parameters_list():
-            parameter.init_from_array(self._value_for(parameter, values))
-
-    @staticmethod
-    def _value_for(parameter, values: dict[str, np.ndarray]) -> np.ndarray:
-        value = values.get(parameter.name())
-        expected = parameter.as_array().shape
-        if value is None or value.shape != expected:
-            found = None if value is None else value.shape
-            raise ModelError(f"parameter {parameter.name()}: expected shape {expected}, found {found}")
-        return value
+        assign_values(self.model, values)

@@ -17,20 +17,25 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TextIO
+from pathlib import Path
+from typing import TextIO, TypeVar
 
 import click
 import dynet as dy
+import numpy as np
 
 from .errors import ConfigurationError, InputError
 from .evaluation import Scores, score_trees
 from .formats import Sentence, read_treebank
+from .model_io import load_directory
 from .oracle import Example, oracle_examples, root_label_of, training_trees
 from .parser import StackLSTMParser
 from .systems import make_system
 from .tokens import NO_FEATURE, Dimensions, read_word2vec, split_feats
 from .vocab import Vocabulary
 
+T = TypeVar("T")
+CHECKPOINT = "checkpoint"
 DEFAULT_FEATURES = ("words", "pos", "chars")
 DEFAULT_BATCH_SIZE = 1  # sentences per update: larger batches need a retuned learning rate (see README)
 
@@ -58,6 +63,7 @@ class TrainingOptions:
     pretrained: str | None = None
     input_format: str = "conllu"
     dims: Dimensions = field(default_factory=Dimensions)
+    resume: bool = False  # continue from the model directory's last checkpoint
 
 
 def build_vocabularies(sentences: Sequence[Sentence], pretrained_words: Sequence[str] = ()) -> dict[str, Vocabulary]:
@@ -143,12 +149,17 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
     """
     started = time.time()
     deadline = started + 60 * options.max_minutes if options.max_minutes else None
+    seed_epoch(options.seed, -1)  # the initial parameters too, even when a process trains twice
     parser, examples, dev_sentences, record = prepare(options, log)
+    if options.resume:
+        record = restore_checkpoint(parser, options.model_dir, log) or record
+    first_epoch = len(record["epochs"])
+    best_las = max((e["dev_las"] for e in record["epochs"] if "dev_las" in e), default=-1.0)
     trainer = dy.SimpleSGDTrainer(parser.model, learning_rate=options.learning_rate)
     trainer.set_clip_threshold(options.clip)
-    best_las = -1.0
     dev_seconds = len(dev_sentences) / 100.0  # estimate until the first evaluation is timed
-    for epoch in range(options.epochs):
+    for epoch in range(first_epoch, options.epochs):
+        seed_epoch(options.seed, epoch)
         trainer.learning_rate = options.learning_rate / (1 + options.decay * epoch)
         epoch_start = time.time()
         loss, actions, seen = run_epoch(
@@ -181,6 +192,7 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
             best_las = best_las if las is None else las
             record["best_epoch"] = epoch + 1
             parser.save(options.model_dir, training=record)
+        parser.save(checkpoint_directory(options.model_dir), training=record)
         print(_epoch_line(entry, improved), file=log, flush=True)
         if seen < len(examples):
             print(f"time budget of {options.max_minutes} minutes reached", file=log)
@@ -190,15 +202,60 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
     return record
 
 
+def checkpoint_directory(model_dir: str) -> Path:
+    """Where the model after the last finished epoch is kept, for ``--resume``."""
+    return Path(model_dir) / CHECKPOINT
+
+
+def seed_epoch(seed: int | None, epoch: int) -> None:
+    """Seed every generator from (seed, epoch), so that a resumed run repeats the original."""
+    if seed is not None:
+        value = (seed * 1_000_003 + epoch) % 2**31 or 1
+        random.seed(value)
+        np.random.seed(value)
+        dy.reset_random_seed(value)
+
+
+def restore_checkpoint(parser: StackLSTMParser, model_dir: str, log: TextIO) -> dict | None:
+    """Load the last checkpoint (or, lacking one, the best model) into ``parser``; its training record.
+
+    The parser was built from the same training data and options, so its
+    vocabularies must equal the saved ones; anything else is a different run.
+    """
+    source = checkpoint_directory(model_dir)
+    if not (source / "config.json").is_file():
+        source = Path(model_dir)
+        if not (source / "config.json").is_file():
+            print(f"--resume: nothing to resume in {model_dir}; starting afresh", file=log)
+            return None
+    config, vocab, params = load_directory(source)
+    ours = {name: v.to_json() for name, v in parser.vocabs.items()}
+    if vocab != ours or config.get("features") != list(parser.features) or config.get("system") != parser.system.name:
+        raise ConfigurationError(f"--resume: {source} was trained with other data or options")
+    parser.set_parameter_values(params)
+    record = config.get("training", {})
+    if source == Path(model_dir):  # the best model: forget the epochs after it
+        record["epochs"] = record.get("epochs", [])[: record.get("best_epoch", 0)]
+    print(f"resuming from {source} after epoch {len(record['epochs'])}", file=log)
+    return record
+
+
 def run_epoch(
-    loss_of: Callable[[Example], dy.Expression | None],
+    loss_of: Callable[[T], dy.Expression | None],
     trainer: dy.Trainer,
-    examples: Sequence[Example],
+    examples: Sequence[T],
     batch_size: int,
     stop_at: float | None,
     label: str,
+    units: Callable[[T], int] = lambda example: len(example.actions),
+    mean: bool = False,
 ) -> tuple[float, int, int]:
-    """One pass over shuffled examples: (summed loss, actions, sentences seen)."""
+    """One pass over shuffled examples: (summed loss, units, sentences seen).
+
+    ``units`` counts what the loss is per (actions for the parser, words for a
+    language model); with ``mean`` the update follows the loss per unit rather
+    than the batch's sum, as language models trained with learning rate 1 need.
+    """
     order = list(examples)
     random.shuffle(order)
     total_loss, total_actions, seen = 0.0, 0, 0
@@ -209,12 +266,13 @@ def run_epoch(
             batch = order[start : start + batch_size]
             dy.renew_cg(autobatching=True)  # batches the sentences' independent operations
             losses = [loss for example in batch if (loss := loss_of(example)) is not None]
+            batch_units = sum(units(example) for example in batch)
             if losses:
                 batch_loss = dy.esum(losses)
                 total_loss += batch_loss.value()
-                batch_loss.backward()
+                (batch_loss / max(batch_units, 1) if mean else batch_loss).backward()
                 trainer.update()
-            total_actions += sum(len(example.actions) for example in batch)
+            total_actions += batch_units
             seen += len(batch)
             bar.update(len(batch))
     return total_loss, total_actions, seen

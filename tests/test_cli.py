@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -59,6 +60,22 @@ def test_parse_then_evaluate(trained, small_treebank, tmp_path):
     figures = json.loads(scores.stdout)
     assert figures["words"] == sum(len(s) for s in gold)
     assert figures["UAS"] > 20.0  # two epochs on 200 sentences already beat a random attachment
+
+
+def test_parse_with_two_processes_writes_the_same_output_in_order(trained, small_treebank):
+    model, _ = trained
+    one = lstmparse("parse", "--model", model, "--input", small_treebank["dev"], "--quiet")
+    two = lstmparse("parse", "--model", model, "--input", small_treebank["dev"], "--quiet", "--jobs", "2")
+    assert one.returncode == two.returncode == 0, two.stderr
+    assert two.stdout == one.stdout
+
+
+@pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU machine may have a CUDA DyNet")
+def test_gpu_request_on_a_cpu_only_dynet_is_a_clear_error(trained):
+    model, _ = trained
+    result = lstmparse("--gpu", "parse", "--model", model, stdin="Dogs bark .\n")
+    assert result.returncode == 2
+    assert "no GPU support" in result.stderr and "make dynet-gpu" in result.stderr
 
 
 def test_parse_reads_stdin_text(trained):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -55,3 +57,19 @@ def test_readme_first_command_parses_the_sample():
     parsed = list(read_sentences(str(ROOT / "data" / "sample.conllu")))
     assert result.stdout.count("\n\n") == len(parsed)
     assert str(DEFAULT_MODEL.name) in (ROOT / "README.md").read_text()
+
+
+def test_readme_shell_examples_run(tmp_path):
+    """Every ``sh`` block of the README except the set-up ones runs as a script, as a user would."""
+    blocks = [block for block in readme_blocks("sh") if not block.lstrip().startswith("make")]
+    assert len(blocks) >= 3
+    for name in ("data", "models"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for block in blocks:
+        result = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True,
+            timeout=600,
+        )
+        assert result.returncode == 0, f"{block}\n{result.stderr}"
+        assert result.stdout.strip(), block

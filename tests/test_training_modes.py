@@ -58,3 +58,38 @@ def test_exploration_samples_from_the_sharpened_distribution():
     expected = np.sqrt([0.1, 0.2, 0.7])
     np.testing.assert_allclose(counts / counts.sum(), expected / expected.sum(), atol=0.015)
     assert sample([2], log_probs, alpha=0.75) == 2
+
+
+def test_resumed_training_repeats_the_uninterrupted_run(tmp_path, small_treebank):
+    """Two epochs in one go equal one epoch, an interruption, and --resume for the second."""
+
+    def options(model_dir, epochs, resume=False):
+        return TrainingOptions(
+            train=str(small_treebank["train"]), dev=str(small_treebank["dev"]), model_dir=str(model_dir),
+            features=["words", "pos"], epochs=epochs, dropout=0.2, resume=resume,
+        )
+
+    whole = train(options(tmp_path / "whole", 2), log=io.StringIO())
+    train(options(tmp_path / "split", 1), log=io.StringIO())
+    log = io.StringIO()
+    resumed = train(options(tmp_path / "split", 2, resume=True), log=log)
+    assert "after epoch 1" in log.getvalue()
+    assert [e["epoch"] for e in resumed["epochs"]] == [1, 2]
+    assert resumed["epochs"][1]["dev_las"] == pytest.approx(whole["epochs"][1]["dev_las"], abs=0.3)
+    a = StackLSTMParser.load(str(tmp_path / "whole" / "checkpoint")).parameter_values()
+    b = StackLSTMParser.load(str(tmp_path / "split" / "checkpoint")).parameter_values()
+    for name in a:
+        np.testing.assert_allclose(a[name], b[name], atol=1e-4, err_msg=name)
+
+
+def test_resume_refuses_a_model_trained_on_other_data(tmp_path, small_treebank, hungarian):
+    from lstmparse.errors import ConfigurationError
+
+    first = TrainingOptions(train=str(hungarian), model_dir=str(tmp_path / "m"), features=["words", "pos"], epochs=1)
+    train(first, log=io.StringIO())
+    other = TrainingOptions(
+        train=str(small_treebank["train"]), model_dir=str(tmp_path / "m"), features=["words", "pos"], epochs=2,
+        resume=True,
+    )
+    with pytest.raises(ConfigurationError, match="other data"):
+        train(other, log=io.StringIO())

@@ -1,0 +1,206 @@
+"""The speed benchmark suite (``make bench``): parsing modes, training batch sizes, cost per length.
+
+    python bench/suite.py --model models/en_ewt_upos --treebank ../shared/data/ud/en_ewt [--json results.json]
+
+Every measurement runs in its own process, pinned with ``taskset`` (one core; two
+for ``--jobs 2``), so that peak RSS and model load time are those of that mode
+alone.  Rows:
+
+* parsing EWT test with greedy decoding (one graph per sentence), greedy through the
+  lock-step batched decoder (beam 1), ``--jobs 2``, beam 4 and beam 8: sentences/s,
+  words/s, model load time, peak RSS, and the mode's UAS/LAS on EWT dev;
+* training: sentences/s for each minibatch size (one epoch over the first
+  ``--train-sentences`` training sentences, words+pos features as the C++ reference);
+* cost curve: greedy parsing time per token for synthetic sentences of 10 to 200
+  tokens (EWT words in random order), which stays flat for a linear-time parser.
+
+On a shared machine, run it twice and compare; figures drift between runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PARSE_MODES = ("greedy", "batched", "jobs2", "beam4", "beam8")
+LENGTHS = (10, 25, 50, 100, 200)
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    options.add_argument("--model", default=str(ROOT / "models" / "en_ewt_upos"))
+    options.add_argument("--treebank", default=str(ROOT.parent / "shared" / "data" / "ud" / "en_ewt"))
+    options.add_argument("--batch-sizes", default="1,2,4,8,16,32")
+    options.add_argument("--train-sentences", type=int, default=1000)
+    options.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
+    options.add_argument("--worker", help=argparse.SUPPRESS)
+    options.add_argument("--argument", help=argparse.SUPPRESS)
+    args = options.parse_args()
+    if args.worker:
+        print(json.dumps(WORKERS[args.worker](args)))
+        return
+    results = {"machine": machine(), "model": args.model, "parsing": [], "training": [], "lengths": []}
+    for mode in PARSE_MODES:
+        results["parsing"].append(run_worker(args, "parse", mode, cores="0,1" if mode == "jobs2" else "0"))
+        print(parse_row(results["parsing"][-1]), file=sys.stderr, flush=True)
+    for size in args.batch_sizes.split(","):
+        results["training"].append(run_worker(args, "train", size))
+        print(results["training"][-1], file=sys.stderr, flush=True)
+    for length in LENGTHS:
+        results["lengths"].append(run_worker(args, "length", str(length)))
+        print(results["lengths"][-1], file=sys.stderr, flush=True)
+    print(markdown(results))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+def run_worker(args, worker: str, argument: str, cores: str = "0") -> dict:
+    command = [
+        "taskset", "-c", cores, sys.executable, __file__, "--worker", worker, "--argument", argument,
+        "--model", args.model, "--treebank", args.treebank, "--train-sentences", str(args.train_sentences),
+    ]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    if result.returncode != 0:
+        raise SystemExit(f"{worker} {argument} failed:\n{result.stderr}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def machine() -> dict:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
+
+
+# --- workers (each runs in its own process) -----------------------------------------------------
+
+
+def peak_rss_mib() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return round(max(own, children) / 1024, 1)
+
+
+def parse_worker(args) -> dict:
+    from lstmparse import backend
+
+    backend.configure(seed=1)
+    from lstmparse.api import Parser
+    from lstmparse.evaluation import score_sentences
+    from lstmparse.formats import read_treebank
+    from lstmparse.parallel import parse_in_processes
+
+    mode = args.argument
+    start = time.perf_counter()
+    parser = Parser.load(args.model)
+    load_seconds = time.perf_counter() - start
+    beam = {"beam4": 4, "beam8": 8, "batched": 1}.get(mode)
+
+    def parse(sentences):
+        if mode == "jobs2":
+            return [c[0] for c in parse_in_processes(args.model, sentences, 2)]
+        if beam is None:
+            return list(parser.parse(sentences))
+        return [c[0] for c in parser.parse_kbest(sentences, beam, 1)]
+
+    test = read_treebank(str(Path(args.treebank) / "test.conllu"))
+    start = time.perf_counter()
+    parse(test)
+    seconds = time.perf_counter() - start
+    dev = read_treebank(str(Path(args.treebank) / "dev.conllu"))
+    scores = score_sentences(dev, parse(dev))
+    words = sum(len(s) for s in test)
+    return {
+        "mode": mode, "sentences_per_second": round(len(test) / seconds, 1), "words_per_second": round(words / seconds),
+        "model_load_seconds": round(load_seconds, 2), "peak_rss_mib": peak_rss_mib(),
+        "dev_UAS": round(scores.uas, 2), "dev_LAS": round(scores.las, 2),
+    }
+
+
+def train_worker(args) -> dict:
+    from lstmparse import backend
+
+    backend.configure(seed=1, memory_mb=1024, weight_decay=1e-6)
+    import dynet as dy
+
+    from lstmparse.training import TrainingOptions, example_loss, prepare, run_epoch
+
+    size = int(args.argument)
+    options = TrainingOptions(
+        train=str(Path(args.treebank) / "train.conllu"), model_dir="", features=["words", "pos"], batch_size=size,
+    )
+    parser, examples, _, _ = prepare(options, open(os.devnull, "w"))
+    examples = examples[: args.train_sentences]
+    trainer = dy.SimpleSGDTrainer(parser.model, learning_rate=0.1)
+    start = time.perf_counter()
+    run_epoch(lambda e: example_loss(parser, e, options, 0), trainer, examples, size, None, f"batch {size}")
+    seconds = time.perf_counter() - start
+    return {"batch_size": size, "sentences_per_second": round(len(examples) / seconds, 1)}
+
+
+def length_worker(args) -> dict:
+    from lstmparse import backend
+
+    backend.configure(seed=1)
+    from lstmparse.api import Parser
+    from lstmparse.formats import Sentence, Token, read_treebank
+
+    length = int(args.argument)
+    parser = Parser.load(args.model)
+    tokens = [t for s in read_treebank(str(Path(args.treebank) / "dev.conllu")) for t in s.tokens]
+    rng = random.Random(length)
+    sentences = []
+    for _ in range(max(4000 // length, 20)):
+        picked = rng.sample(tokens, length)
+        sentences.append(Sentence([Token(i, t.form, upos=t.upos) for i, t in enumerate(picked, start=1)]))
+    list(parser.parse(sentences[:2]))  # warm up
+    start = time.perf_counter()
+    list(parser.parse(sentences))
+    seconds = time.perf_counter() - start
+    words = len(sentences) * length
+    return {"length": length, "sentences": len(sentences), "microseconds_per_token": round(1e6 * seconds / words, 1)}
+
+
+WORKERS = {"parse": parse_worker, "train": train_worker, "length": length_worker}
+
+
+# --- report ------------------------------------------------------------------------------------------
+
+
+def parse_row(row: dict) -> str:
+    return (
+        f"| {row['mode']} | {row['sentences_per_second']} | {row['words_per_second']} | {row['model_load_seconds']} | "
+        f"{row['peak_rss_mib']} | {row['dev_UAS']} | {row['dev_LAS']} |"
+    )
+
+
+def markdown(results: dict) -> str:
+    lines = [
+        f"Machine: {results['machine']['cpu']}, {results['machine']['cores']} cores; model {results['model']}",
+        "",
+        "| parsing EWT test | sentences/s | words/s | model load s | peak RSS MiB | dev UAS | dev LAS |",
+        "|---|---|---|---|---|---|---|",
+        *map(parse_row, results["parsing"]),
+        "",
+        "| training batch size | sentences/s |",
+        "|---|---|",
+        *(f"| {r['batch_size']} | {r['sentences_per_second']} |" for r in results["training"]),
+        "",
+        "| sentence length | µs per token |",
+        "|---|---|",
+        *(f"| {r['length']} | {r['microseconds_per_token']} |" for r in results["lengths"]),
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""Parsing with several processes, output in input order (``lstmparse parse --jobs N``).
+
+DyNet runs one graph at a time per process, so parsing scales with processes, not
+threads.  Each worker is a fresh (spawned) interpreter that configures DyNet and
+loads the model itself; the parent only reads sentences and writes results.  This
+module imports no model code, so that the parent's DyNet settings are not fixed
+by importing it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterable, Iterator
+from itertools import islice
+
+from . import backend
+from .formats import Sentence
+
+CHUNK = 64  # sentences sent to a worker at a time
+
+_parser = None  # the model loaded in a worker process
+
+
+def parse_in_processes(
+    model_path: str | None, sentences: Iterable[Sentence], jobs: int, beam: int = 1, kbest: int = 1,
+    memory_mb: int = backend.DEFAULT_MEMORY_MB,
+) -> Iterator[list[Sentence]]:
+    """For each input sentence, in order, its list of parsed candidates (one when greedy)."""
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(jobs, initializer=_load, initargs=(model_path, memory_mb)) as pool:
+        chunks = _chunks(sentences, CHUNK)
+        for parsed in pool.imap(_parse_chunk, ((chunk, beam, kbest) for chunk in chunks)):
+            yield from parsed
+
+
+def _chunks(items: Iterable, size: int) -> Iterator[list]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def _load(model_path: str | None, memory_mb: int) -> None:
+    global _parser
+    backend.configure(seed=1, memory_mb=memory_mb)
+    from .api import Parser
+
+    _parser = Parser.load(model_path)
+
+
+def _parse_chunk(task: tuple[list[Sentence], int, int]) -> list[list[Sentence]]:
+    chunk, beam, kbest = task
+    if beam == 1:
+        return [[sentence] for sentence in _parser.parse(chunk)]
+    return list(_parser.parse_kbest(chunk, beam, kbest))
