@@ -1,7 +1,7 @@
 """The Python API behind the command line: load a model, parse sentences.
 
     import lstmparse
-    parser = lstmparse.load("models/en_ewt_upos")
+    parser = lstmparse.load()  # the default, tag-free English model (models/en_ewt)
     for sentence in parser.parse([["The", "dog", "barks", "."]]):
         print(sentence.to_conllu())
 """
@@ -17,7 +17,7 @@ from .formats import Sentence, read_sentences
 from .parser import StackLSTMParser
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-DEFAULT_MODEL = MODELS_DIR / "en_ewt_upos"
+DEFAULT_MODEL = MODELS_DIR / "en_ewt"
 
 
 class Parser:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import subprocess
@@ -73,3 +74,12 @@ def test_readme_shell_examples_run(tmp_path):
         )
         assert result.returncode == 0, f"{block}\n{result.stderr}"
         assert result.stdout.strip(), block
+
+
+def test_default_model_needs_no_tags(parser):
+    """The default model reads words and characters only: blanking UPOS/XPOS/FEATS changes nothing."""
+    tagged = list(read_sentences(str(ROOT / "data" / "sample.trees.conllu")))
+    blank = [dataclasses.replace(s, tokens=[dataclasses.replace(t, upos="_", xpos="_", feats="_") for t in s.tokens])
+             for s in tagged]
+    assert [(s.heads, s.deprels) for s in parser.parse(tagged)] == [(s.heads, s.deprels) for s in parser.parse(blank)]
+    assert set(parser.model.features) <= {"words", "chars"}
