@@ -138,16 +138,28 @@ class TreeLSTM:
         outputs: dict[int, dy.Expression] = {}
         left, _ = dependents(heads)
         for step in generation_order(heads):
-            x = self.embeddings[ids[step.source]]
-            if step.edge == RIGHT and self.reads_left_dependents:
-                x = dy.concatenate([x, self._left_summary([ids[d] for d in left[step.source]])])
-            builder = self.generators[step.edge]
-            previous = states[step.source]
-            state = (builder.initial_state(previous) if previous is not None else builder.initial_state()).add_input(x)
-            # Read the state now: a builder's next initial_state() recycles its storage.
-            states[step.node] = list(state.s())
-            outputs[step.node] = state.output()
+            left_words = [ids[d] for d in left[step.source]]
+            states[step.node], outputs[step.node] = self.step(
+                step.edge, states[step.source], ids[step.source], left_words
+            )
         return outputs
+
+    def step(
+        self, edge: str, source_state: list[dy.Expression] | None, source_word: int, left_words: Sequence[int]
+    ) -> tuple[list[dy.Expression], dy.Expression]:
+        """One edge of a dependency path: (the new node's state, its top-layer output).
+
+        The edge's LSTM reads the source node's word (plus, for the LdTreeLSTM's
+        RIGHT edges, the summary of the head's left dependents ``left_words``) on top
+        of the source's state (None for ROOT: the initial state).
+        """
+        x = self.embeddings[source_word]
+        if edge == RIGHT and self.reads_left_dependents:
+            x = dy.concatenate([x, self._left_summary(left_words)])
+        builder = self.generators[edge]
+        state = (builder.initial_state(source_state) if source_state else builder.initial_state()).add_input(x)
+        # Read the state now: a builder's next initial_state() recycles its storage.
+        return list(state.s()), state.output()
 
     def _left_summary(self, left_ids_closest_first: Sequence[int]) -> dy.Expression:
         """The LD LSTM's last output over the left dependents, farthest first (zeros if none)."""
@@ -263,15 +275,11 @@ class TreeLSTM:
         grower = _TreeGrower(self, max_words)
         return grower.grow()
 
-    def generate_word(self, edge: str, source_state: list[dy.Expression] | None, x: dy.Expression):
-        """One generation step: (new state, its output, a word sampled from P(w | D))."""
-        builder = self.generators[edge]
-        state = (builder.initial_state(source_state) if source_state else builder.initial_state()).add_input(x)
-        states, output = list(state.s()), state.output()
+    def sample_word(self, output: dy.Expression) -> int:
+        """A word drawn from P(w | D) at a node's output, never UNK or ROOT."""
         probs = np.exp(self.word_log_probs(output))
         probs[[0, self.root_id]] = 0.0
-        word = int(np.random.choice(len(probs), p=probs / probs.sum()))
-        return states, output, word
+        return int(np.random.choice(len(probs), p=probs / probs.sum()))
 
     def grows(self, edge: str, output: dy.Expression, word: int) -> bool:
         probs = dy.softmax(self.grow_logits(edge, output, word)).npvalue()
@@ -338,12 +346,9 @@ class _TreeGrower:
         return len(self.words) <= self.max_words
 
     def _add(self, edge: str, source: int, head: int) -> int:
-        model = self.model
-        x = model.embeddings[self.words[source]]
-        if edge == RIGHT and model.reads_left_dependents:
-            x = dy.concatenate([x, model._left_summary([self.words[d] for d in self.left[head]])])
-        state, output, word = model.generate_word(edge, self.states[source], x)
-        self.words.append(word)
+        left_words = [self.words[d] for d in self.left[head]]
+        state, output = self.model.step(edge, self.states[source], self.words[source], left_words)
+        self.words.append(self.model.sample_word(output))
         self.states.append(state)
         self.outputs.append(output)
         self.left.append([])
