@@ -206,7 +206,7 @@ def parse(model_dir, input_file, output_file, input_format, beam, kbest, jobs, q
     from lstmparse.api import Parser
 
     load_start = time.time()
-    parser = Parser.load(model_dir)
+    parser = Parser.load(model_dir)  # with --jobs too: a bad model fails here, with a clean error, not in a worker
     load_seconds = time.time() - load_start
     start, sentences, words = time.time(), 0, 0
     with click.open_file(output_file, "w", encoding="utf-8") as out:
