@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Iterable, Iterator
-from itertools import islice
 
 from . import backend
 from .formats import Sentence
@@ -26,17 +25,13 @@ def parse_in_processes(
     memory_mb: int = backend.DEFAULT_MEMORY_MB,
 ) -> Iterator[list[Sentence]]:
     """For each input sentence, in order, its list of parsed candidates (one when greedy)."""
+    from .api import _batches  # DyNet is configured by now (the caller loaded its model)
+
     context = multiprocessing.get_context("spawn")
     with context.Pool(jobs, initializer=_load, initargs=(model_path, memory_mb)) as pool:
-        chunks = _chunks(sentences, CHUNK)
+        chunks = _batches(sentences, CHUNK)
         for parsed in pool.imap(_parse_chunk, ((chunk, beam, kbest) for chunk in chunks)):
             yield from parsed
-
-
-def _chunks(items: Iterable, size: int) -> Iterator[list]:
-    iterator = iter(items)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
 
 
 def _load(model_path: str | None, memory_mb: int) -> None:
