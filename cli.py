@@ -69,13 +69,16 @@ ARCH_DEFAULTS = {  # batch size, learning rate, dropout, DyNet memory (MB; autob
     "stacklstm": (1, 0.1, 0.0, 512),
     "treelstm": (32, 1.0, 0.2, 1536),
     "ldtreelstm": (32, 1.0, 0.2, 1536),
+    "seq2seq": (32, 0.001, 0.3, 2048),
 }
+NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3, 256)}  # LSTM layers, size
 
 
 @main.command()
 @click.option(
     "--arch", type=click.Choice(list(ARCH_DEFAULTS)), default="stacklstm", show_default=True,
-    help="stacklstm: the parser; treelstm/ldtreelstm: tree language models for reranking, scoring, sampling",
+    help="stacklstm: the parser; treelstm/ldtreelstm: tree language models for reranking, scoring, sampling; "
+    "seq2seq: the constituency parser (PTB bracketed trees)",
 )
 @click.option("--train", "train_file", required=True, type=EXISTING_FILE, help="training treebank")
 @click.option("--dev", "dev_file", type=EXISTING_FILE, help="development treebank (model selection)")
@@ -101,12 +104,15 @@ ARCH_DEFAULTS = {  # batch size, learning rate, dropout, DyNet memory (MB; autob
     "--max-minutes", type=click.FloatRange(min=0, min_open=True), help="wall-clock budget, dev evaluation included"
 )
 @click.option(
-    "--batch-size", type=click.IntRange(min=1), help="sentences per update [default: 1; TreeLSTMs 32]"
+    "--batch-size", type=click.IntRange(min=1), help="sentences per update [default: 1; TreeLSTMs, seq2seq 32]"
 )
-@click.option("--learning-rate", type=float, help="eta0 of SGD [default: 0.1; TreeLSTMs 1.0, halved on dev]")
+@click.option(
+    "--learning-rate", type=float,
+    help="eta0 of SGD [default: 0.1; TreeLSTMs 1.0, halved on dev]; seq2seq: Adam's alpha [0.001]",
+)
 @click.option(
     "--dropout", type=click.FloatRange(0, 1, max_open=True),
-    help="dropout on token vectors and inside the LSTMs, training only [default: 0; TreeLSTMs 0.2]",
+    help="dropout on token vectors and inside the LSTMs, training only [default: 0; TreeLSTMs 0.2; seq2seq 0.3]",
 )
 @click.option(
     "--context-layers", default=0, show_default=True, type=click.IntRange(min=0),
@@ -122,14 +128,14 @@ ARCH_DEFAULTS = {  # batch size, learning rate, dropout, DyNet memory (MB; autob
     "--min-count", default=1, show_default=True, type=click.IntRange(min=0),
     help="TreeLSTMs: words seen at most this often become UNK",
 )
-@click.option("--layers", default=2, show_default=True, type=click.IntRange(min=1), help="TreeLSTMs: LSTM depth")
-@click.option("--hidden", default=200, show_default=True, type=click.IntRange(min=1), help="TreeLSTMs: LSTM size")
+@click.option("--layers", type=click.IntRange(min=1), help="LSTM depth [TreeLSTMs: 2; seq2seq: 3]")
+@click.option("--hidden", type=click.IntRange(min=1), help="LSTM size [TreeLSTMs: 200; seq2seq: 256]")
 @click.option(
     "--resume", is_flag=True,
     help="stack-LSTM: continue an interrupted run from MODEL_DIR's last checkpoint (same data and options)",
 )
 @click.option("--seed", default=1, show_default=True, type=int, help="seeds Python, NumPy and DyNet")
-@click.option("--memory-mb", type=int, help="DyNet's memory pool [default: 512; TreeLSTMs 1536]")
+@click.option("--memory-mb", type=int, help="DyNet's memory pool [default: 512; TreeLSTMs 1536; seq2seq 2048]")
 @clean_errors
 def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha, explore_p, explore_after,
           pseudo_projective, epochs, max_minutes, batch_size, learning_rate, dropout, context_layers, pretrained,
@@ -140,9 +146,28 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
     learning_rate = defaults[1] if learning_rate is None else learning_rate
     dropout = defaults[2] if dropout is None else dropout
     memory_mb = defaults[3] if memory_mb is None else memory_mb
+    if arch != "stacklstm" and resume:
+        raise click.BadParameter("only the stack-LSTM parser's training can be resumed", param_hint="--resume")
+    layers = layers or NETWORK_DEFAULTS.get(arch, (2, 200))[0]
+    hidden = hidden or NETWORK_DEFAULTS.get(arch, (2, 200))[1]
+    if arch == "seq2seq":
+        backend.configure(seed=seed, memory_mb=memory_mb)
+        from lstmparse.seq2seq import Seq2SeqDimensions
+        from lstmparse.seq2seq_training import Seq2SeqOptions, train_seq2seq
+
+        options = Seq2SeqOptions(
+            train=train_file, dev=dev_file, model_dir=model_dir, epochs=epochs, max_minutes=max_minutes,
+            batch_size=batch_size, learning_rate=learning_rate, dropout=dropout, seed=seed, pretrained=pretrained,
+            dims=Seq2SeqDimensions(word=hidden, hidden=hidden, layers=layers, attention=hidden),
+        )
+        record = train_seq2seq(options)
+        click.echo(
+            f"best dev F1 {record.get('best_dev_f1')} at epoch {record.get('best_epoch')}; "
+            f"{record['total_seconds']:.0f} s in all; model in {model_dir}",
+            err=True,
+        )
+        return
     if arch != "stacklstm":
-        if resume:
-            raise click.BadParameter("only the stack-LSTM parser's training can be resumed", param_hint="--resume")
         backend.configure(seed=seed, memory_mb=memory_mb)
         from lstmparse.treelstm import TreeLSTMDimensions
         from lstmparse.treelstm_training import TreeLSTMOptions, train_treelstm
@@ -185,8 +210,13 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
 @click.option("--model", "model_dir", type=click.Path(file_okay=False), help="model directory [default: shipped]")
 @click.option("--input", "input_file", default="-", show_default=True, help="input file, - for stdin")
 @click.option("--output", "output_file", default="-", show_default=True, help="output file, - for stdout")
-@click.option("--input-format", type=click.Choice(FORMATS), default="conllu", show_default=True)
-@click.option("--beam", default=1, show_default=True, type=click.IntRange(min=1), help="beam width (1: greedy)")
+@click.option(
+    "--input-format", type=click.Choice(FORMATS + ("ptb",)), default="conllu", show_default=True,
+    help="ptb: bracketed trees, for constituency models (their words are parsed, their POS tags kept)",
+)
+@click.option(
+    "--beam", type=click.IntRange(min=1), help="beam width, 1: greedy [default: 1; constituency models 10]"
+)
 @click.option(
     "--kbest", default=1, show_default=True, type=click.IntRange(min=1),
     help="write the K best trees per sentence, ranked and scored (needs --beam >= K)",
@@ -199,7 +229,15 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
 @click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=int)
 @clean_errors
 def parse(model_dir, input_file, output_file, input_format, beam, kbest, jobs, quiet, memory_mb) -> None:
-    """Parse CoNLL-U, CoNLL-X or tokenized text; write CoNLL-U."""
+    """Parse CoNLL-U, CoNLL-X or tokenized text; write CoNLL-U (bracketed trees with a constituency model)."""
+    from lstmparse.model_io import DEFAULT_MODEL, model_arch
+
+    if model_arch(model_dir or DEFAULT_MODEL) == "seq2seq":
+        _parse_constituency(model_dir, input_file, output_file, input_format, beam or 10, kbest, jobs, quiet, memory_mb)
+        return
+    beam = beam or 1
+    if input_format == "ptb":
+        raise click.BadParameter("bracketed input needs a constituency (seq2seq) model", param_hint="--input-format")
     if kbest > beam:
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
     backend.configure(seed=1, memory_mb=memory_mb)
@@ -227,6 +265,36 @@ def parse(model_dir, input_file, output_file, input_format, beam, kbest, jobs, q
         )
 
 
+def _parse_constituency(model_dir, input_file, output_file, input_format, beam, kbest, jobs, quiet, memory_mb):
+    """Parse with a seq2seq model: one bracketed tree per line, and how many outputs needed repair."""
+    if kbest > 1 or jobs > 1:
+        raise click.BadParameter("constituency models parse with --beam only (no --kbest, --jobs)")
+    backend.configure(seed=1, memory_mb=memory_mb)
+    from lstmparse.api import ConstituencyParser
+    from lstmparse.formats import read_sentences
+    from lstmparse.ptb import read_ptb
+
+    load_start = time.time()
+    parser = ConstituencyParser.load(model_dir)
+    load_seconds = time.time() - load_start
+    inputs = read_ptb(input_file) if input_format == "ptb" else read_sentences(input_file, input_format)
+    start, sentences, repaired = time.time(), 0, 0
+    with click.open_file(output_file, "w", encoding="utf-8") as out:
+        for parsed in parser.parse(inputs, beam):
+            out.write(parsed.to_bracketed() + "\n")
+            sentences += 1
+            repaired += parsed.repaired
+            if not quiet and sentences % 1000 == 0:
+                click.echo(f"parsed {sentences} sentences", err=True)
+    seconds = max(time.time() - start, 1e-9)
+    if not quiet:
+        click.echo(
+            f"parsed {sentences} sentences in {seconds:.1f} s ({sentences / seconds:.1f} sentences/s, beam {beam}); "
+            f"{repaired} outputs repaired into well-formed trees; model loaded in {load_seconds:.2f} s",
+            err=True,
+        )
+
+
 def _parsed(parser, input_file: str, input_format: str, beam: int, kbest: int, jobs: int, model_dir, memory_mb):
     """Lists of parsed candidates per input sentence: greedy one at a time, or beam search."""
     from lstmparse.formats import read_sentences
@@ -244,11 +312,22 @@ def _parsed(parser, input_file: str, input_format: str, beam: int, kbest: int, j
 @click.argument("gold", type=EXISTING_FILE)
 @click.argument("system", type=EXISTING_FILE)
 @click.option("--json", "as_json", is_flag=True, help="print the scores as JSON")
+@click.option(
+    "--format", "fmt", type=click.Choice(["conllu", "ptb"]), default="conllu", show_default=True,
+    help="ptb: labelled brackets with EVALB's COLLINS.prm conventions",
+)
 @clean_errors
-def evaluate(gold, system, as_json) -> None:
-    """Score SYSTEM against GOLD: UAS, LAS, CLAS as the CoNLL 2018 scorer, and without punctuation."""
+def evaluate(gold, system, as_json, fmt) -> None:
+    """Score SYSTEM against GOLD: UAS, LAS, CLAS as the CoNLL 2018 scorer, and without punctuation;
+    with --format ptb, labelled bracket recall, precision and F1 as EVALB."""
     import json
 
+    if fmt == "ptb":
+        from lstmparse.evalb import evaluate_ptb_files
+
+        scores = evaluate_ptb_files(gold, system)
+        click.echo(json.dumps(scores.as_dict(), indent=2) if as_json else scores.report())
+        return
     from lstmparse.evaluation import evaluate_files
 
     scores = evaluate_files(gold, system)

@@ -22,4 +22,11 @@ def load(path=None):
     return Parser.load(path)
 
 
-__all__ = ["InputError", "ModelError", "Sentence", "Token", "configure", "load", "read_sentences"]
+def load_constituency(path):
+    """Load a sequence-to-sequence constituency parser model directory."""
+    from .api import ConstituencyParser
+
+    return ConstituencyParser.load(path)
+
+
+__all__ = ["InputError", "ModelError", "Sentence", "Token", "configure", "load", "load_constituency", "read_sentences"]

@@ -4,6 +4,10 @@
     parser = lstmparse.load()  # the default, tag-free English model (models/en_ewt)
     for sentence in parser.parse([["The", "dog", "barks", "."]]):
         print(sentence.to_conllu())
+
+    constituency = lstmparse.load_constituency("models/en_gum_seq2seq")
+    for tree in constituency.parse([["The", "dog", "barks", "."]]):
+        print(tree.to_bracketed())
 """
 
 from __future__ import annotations
@@ -14,10 +18,9 @@ from pathlib import Path
 
 from .errors import ModelError
 from .formats import Sentence, read_sentences
+from .model_io import DEFAULT_MODEL
 from .parser import StackLSTMParser
-
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-DEFAULT_MODEL = MODELS_DIR / "en_ewt"
+from .ptb import PTBTree, to_bracketed
 
 
 class Parser:
@@ -69,6 +72,57 @@ class Parser:
                     )
                     for rank, c in enumerate(candidates, start=1)
                 ]
+
+
+@dataclasses.dataclass
+class ParsedTree:
+    """A constituency parse: the tree, and whether the decoder's output had to be repaired."""
+
+    tree: PTBTree
+    repaired: bool
+    log_prob: float
+
+    def to_bracketed(self) -> str:
+        return to_bracketed(self.tree)
+
+
+class ConstituencyParser:
+    """A loaded sequence-to-sequence constituency parser."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+
+    @classmethod
+    def load(cls, path: str | Path) -> ConstituencyParser:
+        from .seq2seq import Seq2SeqParser
+
+        if not Path(path).exists():
+            raise ModelError(f"{path}: no such model directory")
+        return cls(Seq2SeqParser.load(str(path)))
+
+    def parse(
+        self, sentences: Iterable[PTBTree | Sentence | Sequence[str]], beam: int = 10, batch_size: int = 64
+    ) -> Iterator[ParsedTree]:
+        """Parse token lists, CoNLL-U sentences or bracketed trees (re-parsed from their words), in order.
+
+        A tree's POS tags are kept on the output's preterminals; other inputs get XX.
+        """
+        from .linearization import delinearize
+
+        for batch in _batches(sentences, batch_size):
+            words = [_words_of(item) for item in batch]
+            tags = [item.tags if isinstance(item, PTBTree) else None for item in batch]
+            for decoded, forms, tree_tags in zip(self.model.decode_many(words, beam), words, tags, strict=True):
+                tree = delinearize(decoded.tokens, forms, tree_tags)
+                yield ParsedTree(tree, decoded.repaired, decoded.log_prob)
+
+
+def _words_of(item: PTBTree | Sentence | Sequence[str]) -> list[str]:
+    if isinstance(item, PTBTree):
+        return item.words
+    if isinstance(item, Sentence):
+        return item.forms
+    return list(item)
 
 
 def _as_sentence(sentence: Sentence | Sequence[str]) -> Sentence:

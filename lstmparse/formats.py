@@ -127,7 +127,7 @@ def read_sentences(path: str, fmt: str = "conllu") -> Iterator[Sentence]:
         raise ValueError(f"unknown input format {fmt!r}; expected one of {FORMATS}")
     name = "<stdin>" if path == "-" else path
     with open_input(path) as handle:
-        numbered = _numbered_lines(handle, name)
+        numbered = numbered_lines(handle, name)
         if fmt == "text":
             yield from _read_text(numbered, name)
         else:
@@ -144,7 +144,7 @@ def read_treebank(path: str, fmt: str = "conllu") -> list[Sentence]:
     return sentences
 
 
-def _numbered_lines(handle: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
+def numbered_lines(handle: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
     """(line number, line) pairs decoded as UTF-8, without line ends; a leading BOM is skipped."""
     for number, raw in enumerate(handle, start=1):
         try:

@@ -24,6 +24,8 @@ from .errors import ModelError
 if TYPE_CHECKING:
     import dynet as dy
 
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_MODEL = MODELS_DIR / "en_ewt"  # what ``lstmparse parse`` uses without --model
 CONFIG = "config.json"
 FORMAT_VERSION = 1
 
@@ -63,6 +65,15 @@ def load_directory(directory: str | Path) -> tuple[dict, dict, dict[str, np.ndar
     if config.get("format_version") != FORMAT_VERSION:
         raise ModelError(f"{directory}: model format {config.get('format_version')} is not {FORMAT_VERSION}")
     return config, vocab, params
+
+
+def model_arch(directory: str | Path) -> str:
+    """The architecture a model directory holds (``stacklstm`` for models that predate the field)."""
+    try:
+        config = json.loads((Path(directory) / CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "stacklstm"  # loading reports what is wrong
+    return config.get("arch", "stacklstm")
 
 
 def _current_params(directory: Path) -> str | None:

@@ -249,12 +249,15 @@ def run_epoch(
     label: str,
     units: Callable[[T], int] = lambda example: len(example.actions),
     mean: bool = False,
+    autobatching: bool = True,
 ) -> tuple[float, int, int]:
     """One pass over shuffled examples: (summed loss, units, sentences seen).
 
     ``units`` counts what the loss is per (actions for the parser, words for a
     language model); with ``mean`` the update follows the loss per unit rather
     than the batch's sum, as language models trained with learning rate 1 need.
+    Examples that are already dense batches (``autobatching=False``) skip the
+    autobatcher's analysis of the graph.
     """
     order = list(examples)
     random.shuffle(order)
@@ -264,7 +267,7 @@ def run_epoch(
             if stop_at is not None and time.time() > stop_at:
                 break
             batch = order[start : start + batch_size]
-            dy.renew_cg(autobatching=True)  # batches the sentences' independent operations
+            dy.renew_cg(autobatching=autobatching)  # batches the sentences' independent operations
             losses = [loss for example in batch if (loss := loss_of(example)) is not None]
             batch_units = sum(units(example) for example in batch)
             if losses:

@@ -1,0 +1,318 @@
+"""Sequence-to-sequence constituency parsing with attention (Vinyals et al. 2015).
+
+"Grammar as a Foreign Language": an encoder LSTM reads the sentence reversed, a
+decoder LSTM writes the linearized tree (:mod:`lstmparse.linearization`), and at
+every step attention over the encoder's outputs (section 2.1)
+
+    u_i = v^T tanh(W1 h_i + W2 d_t),  a = softmax(u),  d'_t = sum_i a_i h_i
+
+gives a context d'_t that is concatenated with d_t to predict the next token and is
+fed, with that token's embedding, to the next step.  Both LSTMs are deep (3 layers
+of 256 in the paper) with dropout between layers (LSTM+A+D, section 2.3); the
+decoder starts from the encoder's final state.  Words are learned embeddings
+(training words seen once are replaced by UNK half the time) optionally
+concatenated with fixed pretrained vectors.
+
+Training is teacher-forced on minibatches of sentences of equal length, so that
+each step is one dense batched operation (padding only on the target side, where a
+mask zeroes the loss).  Decoding is beam search with the beam as the batch
+(section 2.1: "beam search ... size 10"); an output that is not a well-formed tree
+with one leaf per word is repaired (section 3.2) and counted.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import TypeVar
+
+import dynet as dy
+import numpy as np
+
+from .errors import ModelError
+from .linearization import is_well_formed, repair
+from .model_io import assign_values, effective_values, load_directory, save_directory
+from .vocab import Vocabulary
+
+T = TypeVar("T")
+ARCH = "seq2seq"
+END = "</s>"  # ends every target sequence and starts the decoder
+WORD_UNK_PROBABILITY = 0.5  # training words seen once become UNK this often
+
+
+@dataclass
+class Seq2SeqDimensions:
+    word: int = 256
+    hidden: int = 256
+    layers: int = 3
+    attention: int = 256
+    target: int = 64  # embeddings of the output tokens fed back to the decoder
+    pretrained: int = 0
+
+
+@dataclass
+class Decoded:
+    tokens: list[str]  # well-formed
+    log_prob: float  # of the sequence the beam found (before any repair)
+    repaired: bool
+
+
+class Seq2SeqParser:
+    """The encoder, the attention decoder and their output layer."""
+
+    def __init__(
+        self,
+        words: Vocabulary,
+        targets: Vocabulary,
+        dims: Seq2SeqDimensions,
+        pretrained: Vocabulary | None = None,
+    ) -> None:
+        self.words, self.targets, self.dims = words, targets, dims
+        self.pretrained = pretrained if dims.pretrained else None
+        self.end_id = targets.get(END)
+        if self.end_id == 0:
+            raise ModelError(f"the target vocabulary has no {END}")
+        self.model = dy.ParameterCollection()
+        model = self.model
+        self.word_embeddings = model.add_lookup_parameters((len(words), dims.word), name="words")
+        if self.pretrained is not None:
+            self.pretrained_embeddings = model.add_lookup_parameters(
+                (len(self.pretrained), dims.pretrained), name="pretrained"
+            )
+        self.target_embeddings = model.add_lookup_parameters((len(targets), dims.target), name="targets")
+        self.encoder = dy.VanillaLSTMBuilder(dims.layers, dims.word + dims.pretrained, dims.hidden, model)
+        self.decoder = dy.VanillaLSTMBuilder(dims.layers, dims.target + dims.hidden, dims.hidden, model)
+        self.attention_encoder = model.add_parameters((dims.attention, dims.hidden), name="W1")
+        self.attention_decoder = model.add_parameters((dims.attention, dims.hidden), name="W2")
+        self.attention_vector = model.add_parameters((1, dims.attention), name="v")
+        self.output_weights = model.add_parameters((len(targets), 2 * dims.hidden), name="outputW")
+        self.output_bias = model.add_parameters((len(targets),), init=0.0, name="outputb")
+        self.dropout = 0.0
+        self.training_record: dict = {}
+
+    # -- the network -------------------------------------------------------------
+
+    def set_dropout(self, rate: float) -> None:
+        """Dropout between LSTM layers and before the output layer; 0 for decoding."""
+        self.dropout = rate
+        for builder in (self.encoder, self.decoder):
+            if rate > 0:
+                builder.set_dropouts(rate, 0.0)
+            else:
+                builder.disable_dropout()
+
+    def word_ids(self, words: Sequence[str], train: bool = False) -> list[int]:
+        """Learned-embedding ids; with ``train``, singletons become UNK half the time."""
+        ids = [self.words.get(w) for w in words]
+        if train:
+            ids = [0 if self.words.counts.get(w) == 1 and random.random() < WORD_UNK_PROBABILITY else i
+                   for w, i in zip(words, ids, strict=True)]
+        return ids
+
+    def _pretrained_ids(self, words: Sequence[str]) -> list[int]:
+        vocab = self.pretrained
+        return [vocab.get(w) or vocab.get(w.lower()) for w in words]
+
+    def encode(self, batch: Sequence[Sequence[str]], train: bool = False):
+        """Encoder outputs as a (hidden x n) matrix, W1 times it, and the final state.
+
+        ``batch`` holds sentences of one length; the input is read reversed.
+        """
+        ids = [self.word_ids(words, train) for words in batch]
+        pretrained = [self._pretrained_ids(words) for words in batch] if self.pretrained is not None else None
+        inputs = []
+        for position in reversed(range(len(batch[0]))):
+            vector = dy.lookup_batch(self.word_embeddings, [sentence[position] for sentence in ids])
+            if pretrained is not None:
+                fixed = dy.lookup_batch(
+                    self.pretrained_embeddings, [sentence[position] for sentence in pretrained], update=False
+                )
+                vector = dy.concatenate([vector, fixed])
+            inputs.append(vector)
+        state = self.encoder.initial_state()
+        if self.dropout:
+            self.encoder.set_dropout_masks(len(batch))
+        states = state.add_inputs(inputs)
+        outputs = dy.concatenate_cols([s.output() for s in states])
+        return outputs, self.attention_encoder * outputs, states[-1].s()
+
+    def _attend(self, outputs, projected, decoder_output):
+        scores = self.attention_vector * dy.tanh(dy.colwise_add(projected, self.attention_decoder * decoder_output))
+        return outputs * dy.softmax(dy.transpose(scores))
+
+    def _step(self, memory, decoder_state, previous_ids, context):
+        """One decoder step: (new state, its context, the output scores).
+
+        ``memory`` is the encoder's (outputs, W1 outputs) that attention reads.
+        """
+        previous = dy.lookup_batch(self.target_embeddings, previous_ids)
+        state = decoder_state.add_input(dy.concatenate([previous, context]))
+        output = state.output()
+        context = self._attend(*memory, output)
+        features = dy.concatenate([output, context])
+        if self.dropout:
+            features = dy.dropout(features, self.dropout)
+        return state, context, dy.affine_transform([self.output_bias, self.output_weights, features])
+
+    def _start(self, batch_size: int, final_state):
+        state = self.decoder.initial_state(final_state)
+        if self.dropout:
+            self.decoder.set_dropout_masks(batch_size)
+        context = dy.zeros((self.dims.hidden,), batch_size=batch_size)
+        return state, context
+
+    # -- training ----------------------------------------------------------------
+
+    def batch_loss(self, batch: Sequence[tuple[Sequence[str], Sequence[str]]]) -> dy.Expression:
+        """Summed negative log-likelihood of the target sequences of (words, tokens) pairs.
+
+        All sentences of ``batch`` have the same number of words; targets are padded
+        with END and masked.
+        """
+        sources = [words for words, _ in batch]
+        outputs, projected, final = self.encode(sources, train=True)
+        targets = [[self.targets.get(t) for t in tokens] + [self.end_id] for _, tokens in batch]
+        longest = max(len(t) for t in targets)
+        state, context = self._start(len(batch), final)
+        previous = [self.end_id] * len(batch)
+        losses = []
+        for step in range(longest):
+            gold = [t[step] if step < len(t) else self.end_id for t in targets]
+            state, context, scores = self._step((outputs, projected), state, previous, context)
+            loss = dy.pickneglogsoftmax_batch(scores, gold)
+            if any(step >= len(t) for t in targets):
+                mask = [1.0 if step < len(t) else 0.0 for t in targets]
+                loss = loss * dy.inputTensor(mask, batched=True)
+            losses.append(loss)
+            previous = gold
+        return dy.sum_batches(dy.esum(losses))
+
+    # -- decoding ----------------------------------------------------------------
+
+    def beam_search(
+        self, words: Sequence[str], beam: int = 10, max_length: int | None = None
+    ) -> list[tuple[list[str], float]]:
+        """Up to ``beam`` finished sequences of the sentence, best first, with their log-probabilities."""
+        dy.renew_cg()
+        self.set_dropout(0.0)
+        max_length = max_length or 6 * len(words) + 10
+        outputs, projected, final = self.encode([words])
+        state, context = self._start(1, final)
+        sequences: list[list[int]] = [[]]
+        scores = np.zeros(1)
+        previous = [self.end_id]
+        finished: list[tuple[list[int], float]] = []
+        for _ in range(max_length):
+            state, context, output = self._step((outputs, projected), state, previous, context)
+            log_probs = dy.log_softmax(output).npvalue().reshape(len(self.targets), -1)
+            log_probs[0] = -np.inf  # the unknown token is never an output
+            totals = log_probs + scores[None, :]
+            best = np.argsort(totals, axis=None)[::-1][:beam]
+            tokens, parents = np.unravel_index(best, totals.shape)
+            alive = []
+            for token, parent in zip(tokens.tolist(), parents.tolist(), strict=True):
+                sequence, score = sequences[parent] + [token], float(totals[token, parent])
+                if token == self.end_id:
+                    finished.append((sequence[:-1], score))
+                else:
+                    alive.append((sequence, score, parent))
+            if not alive or len(finished) >= beam:
+                break
+            sequences = [sequence for sequence, _, _ in alive]
+            scores = np.array([score for _, score, _ in alive])
+            parents = [parent for _, _, parent in alive]
+            previous = [sequence[-1] for sequence in sequences]
+            state = self.decoder.initial_state([dy.pick_batch_elems(v, parents) for v in state.s()])
+            context = dy.pick_batch_elems(context, parents)
+        else:
+            finished += [(sequences[i], float(scores[i])) for i in range(len(sequences))]
+        finished.sort(key=lambda item: -item[1])
+        return [(self._strings(ids), score) for ids, score in finished[:beam]]
+
+    def _strings(self, ids: Sequence[int]) -> list[str]:
+        return [self.targets.strings[i] for i in ids]
+
+    def greedy_batch(self, batch: Sequence[Sequence[str]]) -> list[tuple[list[str], float]]:
+        """Beam 1 for sentences of one length at once: each step is one batched operation."""
+        dy.renew_cg()
+        self.set_dropout(0.0)
+        outputs, projected, final = self.encode(batch)
+        state, context = self._start(len(batch), final)
+        previous = [self.end_id] * len(batch)
+        sequences: list[list[int]] = [[] for _ in batch]
+        scores = np.zeros(len(batch))
+        done = np.zeros(len(batch), dtype=bool)
+        for _ in range(6 * len(batch[0]) + 10):
+            state, context, output = self._step((outputs, projected), state, previous, context)
+            log_probs = dy.log_softmax(output).npvalue().reshape(len(self.targets), -1)
+            best = np.argmax(log_probs[1:], axis=0) + 1  # never the unknown token
+            for index, token in enumerate(best.tolist()):
+                if not done[index]:
+                    scores[index] += log_probs[token, index]
+                    if token == self.end_id:
+                        done[index] = True
+                    else:
+                        sequences[index].append(token)
+            if done.all():
+                break
+            previous = best.tolist()
+        return [(self._strings(ids), float(score)) for ids, score in zip(sequences, scores, strict=True)]
+
+    def decode(self, words: Sequence[str], beam: int = 10) -> Decoded:
+        """The best sequence of the beam, repaired into a tree of ``len(words)`` leaves if need be."""
+        return _well_formed(*self.beam_search(words, beam)[0], len(words))
+
+    def decode_many(self, sentences: Sequence[Sequence[str]], beam: int = 10, batch_size: int = 64) -> list[Decoded]:
+        """``decode`` of each sentence, in input order; beam 1 runs sentences of one length together."""
+        if beam > 1:
+            return [self.decode(words, beam) for words in sentences]
+        decoded: list[Decoded | None] = [None] * len(sentences)
+        for indices in length_batches(range(len(sentences)), lambda i: len(sentences[i]), batch_size):
+            results = self.greedy_batch([sentences[i] for i in indices])
+            for index, (tokens, log_prob) in zip(indices, results, strict=True):
+                decoded[index] = _well_formed(tokens, log_prob, len(sentences[index]))
+        return decoded
+
+    # -- saving ------------------------------------------------------------------
+
+    def save(self, directory: str, training: dict | None = None) -> None:
+        config = {
+            "arch": ARCH,
+            "dims": asdict(self.dims),
+            "training": training if training is not None else self.training_record,
+        }
+        vocab = {"words": self.words.to_json(), "targets": self.targets.to_json()}
+        if self.pretrained is not None:
+            vocab["pretrained"] = self.pretrained.to_json()
+        save_directory(directory, config, vocab, effective_values(self.model))
+
+    @classmethod
+    def load(cls, directory: str) -> Seq2SeqParser:
+        config, vocab, params = load_directory(directory)
+        if config.get("arch") != ARCH:
+            raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a {ARCH} constituency parser")
+        pretrained = Vocabulary.from_json(vocab["pretrained"]) if "pretrained" in vocab else None
+        parser = cls(
+            Vocabulary.from_json(vocab["words"]), Vocabulary.from_json(vocab["targets"]),
+            Seq2SeqDimensions(**config["dims"]), pretrained,
+        )
+        assign_values(parser.model, params)
+        parser.training_record = config.get("training", {})
+        return parser
+
+
+def _well_formed(tokens: list[str], log_prob: float, words: int) -> Decoded:
+    if is_well_formed(tokens, words):
+        return Decoded(tokens, log_prob, False)
+    return Decoded(repair(tokens, words), log_prob, True)
+
+
+def length_batches(items: Iterable[T], length: Callable[[T], int], batch_size: int) -> list[list[T]]:
+    """Items grouped by length, in batches of at most ``batch_size`` (input order within a length)."""
+    by_length: dict[int, list[T]] = {}
+    for item in items:
+        by_length.setdefault(length(item), []).append(item)
+    return [
+        group[start : start + batch_size] for group in by_length.values() for start in range(0, len(group), batch_size)
+    ]
