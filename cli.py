@@ -225,15 +225,21 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
     "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
     help="parse with N processes (output stays in input order)",
 )
+@click.option(
+    "--constrained/--unconstrained", default=True, show_default=True,
+    help="constituency models: search only well-formed trees, or (the paper's way) repair malformed output",
+)
 @click.option("--quiet", is_flag=True, help="no progress or speed report on stderr")
 @click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=int)
 @clean_errors
-def parse(model_dir, input_file, output_file, input_format, beam, kbest, jobs, quiet, memory_mb) -> None:
+def parse(model_dir, input_file, output_file, input_format, beam, kbest, constrained, jobs, quiet, memory_mb) -> None:
     """Parse CoNLL-U, CoNLL-X or tokenized text; write CoNLL-U (bracketed trees with a constituency model)."""
     from lstmparse.model_io import DEFAULT_MODEL, model_arch
 
     if model_arch(model_dir or DEFAULT_MODEL) == "seq2seq":
-        _parse_constituency(model_dir, input_file, output_file, input_format, beam or 10, kbest, jobs, quiet, memory_mb)
+        _parse_constituency(
+            model_dir, input_file, output_file, input_format, beam or 10, constrained, kbest, jobs, quiet, memory_mb
+        )
         return
     beam = beam or 1
     if input_format == "ptb":
@@ -265,7 +271,9 @@ def parse(model_dir, input_file, output_file, input_format, beam, kbest, jobs, q
         )
 
 
-def _parse_constituency(model_dir, input_file, output_file, input_format, beam, kbest, jobs, quiet, memory_mb):
+def _parse_constituency(
+    model_dir, input_file, output_file, input_format, beam, constrained, kbest, jobs, quiet, memory_mb
+):
     """Parse with a seq2seq model: one bracketed tree per line, and how many outputs needed repair."""
     if kbest > 1 or jobs > 1:
         raise click.BadParameter("constituency models parse with --beam only (no --kbest, --jobs)")
@@ -280,7 +288,7 @@ def _parse_constituency(model_dir, input_file, output_file, input_format, beam, 
     inputs = read_ptb(input_file) if input_format == "ptb" else read_sentences(input_file, input_format)
     start, sentences, repaired = time.time(), 0, 0
     with click.open_file(output_file, "w", encoding="utf-8") as out:
-        for parsed in parser.parse(inputs, beam):
+        for parsed in parser.parse(inputs, beam, constrained):
             out.write(parsed.to_bracketed() + "\n")
             sentences += 1
             repaired += parsed.repaired
@@ -289,8 +297,9 @@ def _parse_constituency(model_dir, input_file, output_file, input_format, beam, 
     seconds = max(time.time() - start, 1e-9)
     if not quiet:
         click.echo(
-            f"parsed {sentences} sentences in {seconds:.1f} s ({sentences / seconds:.1f} sentences/s, beam {beam}); "
-            f"{repaired} outputs repaired into well-formed trees; model loaded in {load_seconds:.2f} s",
+            f"parsed {sentences} sentences in {seconds:.1f} s ({sentences / seconds:.1f} sentences/s, beam {beam}, "
+            f"{'constrained' if constrained else 'unconstrained'}); {repaired} outputs repaired into well-formed "
+            f"trees; model loaded in {load_seconds:.2f} s",
             err=True,
         )
 

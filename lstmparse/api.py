@@ -101,18 +101,25 @@ class ConstituencyParser:
         return cls(Seq2SeqParser.load(str(path)))
 
     def parse(
-        self, sentences: Iterable[PTBTree | Sentence | Sequence[str]], beam: int = 10, batch_size: int = 64
+        self,
+        sentences: Iterable[PTBTree | Sentence | Sequence[str]],
+        beam: int = 10,
+        constrained: bool = True,
+        batch_size: int = 64,
     ) -> Iterator[ParsedTree]:
         """Parse token lists, CoNLL-U sentences or bracketed trees (re-parsed from their words), in order.
 
         A tree's POS tags are kept on the output's preterminals; other inputs get XX.
+        ``constrained`` decoding only follows prefixes of well-formed trees; without
+        it, as in the paper, a malformed output is repaired afterwards.
         """
         from .linearization import delinearize
 
         for batch in _batches(sentences, batch_size):
             words = [_words_of(item) for item in batch]
             tags = [item.tags if isinstance(item, PTBTree) else None for item in batch]
-            for decoded, forms, tree_tags in zip(self.model.decode_many(words, beam), words, tags, strict=True):
+            decoded_batch = self.model.decode_many(words, beam, constrained)
+            for decoded, forms, tree_tags in zip(decoded_batch, words, tags, strict=True):
                 tree = delinearize(decoded.tokens, forms, tree_tags)
                 yield ParsedTree(tree, decoded.repaired, decoded.log_prob)
 

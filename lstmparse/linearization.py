@@ -11,6 +11,7 @@ of words (section 3.2, "Generating well-formed trees").
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .ptb import Constituent, PTBTree, base_label
 
@@ -90,6 +91,42 @@ def repair(tokens: Sequence[str], words: int) -> list[str]:
     last = root.children[-1] if root.children and not root.children[-1].is_preterminal else root
     last.children.extend(Constituent(LEAF, word="") for _ in range(words - leaves))
     return linearize(PTBTree(root.children))
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """What a partial sequence allows next, for decoding constrained to well-formed trees.
+
+    A leaf or an opening bracket only while words are left (so every constituent
+    can still get a word), the closing bracket of the innermost open constituent
+    once it has a child, and the end once everything is closed and every word
+    placed.  From the empty prefix these rules always leave some token allowed
+    and admit exactly the well-formed sequences.
+    """
+
+    open_labels: tuple[str, ...] = ()
+    filled: tuple[bool, ...] = ()
+    leaves: int = 0
+
+    def can_place_word(self, words: int) -> bool:
+        """A leaf or an opening bracket may come next."""
+        return self.leaves < words
+
+    def closable(self) -> str | None:
+        """The label whose closing bracket may come next, if any."""
+        return self.open_labels[-1] if self.open_labels and self.filled[-1] else None
+
+    def can_end(self, words: int) -> bool:
+        return not self.open_labels and self.leaves == words
+
+    def then(self, token: str) -> Prefix:
+        """The prefix extended by ``token`` (which it must allow)."""
+        filled = self.filled[:-1] + (True,) if self.filled else ()
+        if token == LEAF:
+            return Prefix(self.open_labels, filled, self.leaves + 1)
+        if token.startswith("("):
+            return Prefix(self.open_labels + (token[1:],), filled + (False,), self.leaves)
+        return Prefix(self.open_labels[:-1], self.filled[:-1], self.leaves)
 
 
 def _close(stack: list[Constituent]) -> None:

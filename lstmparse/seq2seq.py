@@ -31,7 +31,7 @@ import dynet as dy
 import numpy as np
 
 from .errors import ModelError
-from .linearization import is_well_formed, repair
+from .linearization import LEAF, Prefix, is_well_formed, repair
 from .model_io import assign_values, effective_values, load_directory, save_directory
 from .vocab import Vocabulary
 
@@ -73,6 +73,9 @@ class Seq2SeqParser:
         self.end_id = targets.get(END)
         if self.end_id == 0:
             raise ModelError(f"the target vocabulary has no {END}")
+        self.leaf_id = targets.get(LEAF)
+        self.open_ids = np.array([i for i, token in enumerate(targets.strings) if token.startswith("(")], dtype=int)
+        self.close_ids = {token[1:]: i for i, token in enumerate(targets.strings) if token.startswith(")")}
         self.model = dy.ParameterCollection()
         model = self.model
         self.word_embeddings = model.add_lookup_parameters((len(words), dims.word), name="words")
@@ -191,49 +194,75 @@ class Seq2SeqParser:
     # -- decoding ----------------------------------------------------------------
 
     def beam_search(
-        self, words: Sequence[str], beam: int = 10, max_length: int | None = None
+        self, words: Sequence[str], beam: int = 10, constrained: bool = False, max_length: int | None = None
     ) -> list[tuple[list[str], float]]:
-        """Up to ``beam`` finished sequences of the sentence, best first, with their log-probabilities."""
+        """Up to ``beam`` finished sequences of the sentence, best first, with their log-probabilities.
+
+        With ``constrained`` every step allows only the tokens that keep the
+        sequence a prefix of a well-formed tree of ``len(words)`` leaves.
+        """
         dy.renew_cg()
         self.set_dropout(0.0)
         max_length = max_length or 6 * len(words) + 10
         outputs, projected, final = self.encode([words])
         state, context = self._start(1, final)
-        sequences: list[list[int]] = [[]]
+        hypotheses = [([], Prefix())]  # token ids and what they allow next
         scores = np.zeros(1)
-        previous = [self.end_id]
         finished: list[tuple[list[int], float]] = []
         for _ in range(max_length):
+            previous = [ids[-1] if ids else self.end_id for ids, _ in hypotheses]
             state, context, output = self._step((outputs, projected), state, previous, context)
-            log_probs = dy.log_softmax(output).npvalue().reshape(len(self.targets), -1)
-            log_probs[0] = -np.inf  # the unknown token is never an output
+            log_probs = self._log_probs(output, [prefix for _, prefix in hypotheses], len(words), constrained)
             totals = log_probs + scores[None, :]
-            best = np.argsort(totals, axis=None)[::-1][:beam]
+            best = [i for i in np.argsort(totals, axis=None)[::-1][:beam] if np.isfinite(totals.flat[i])]
             tokens, parents = np.unravel_index(best, totals.shape)
             alive = []
             for token, parent in zip(tokens.tolist(), parents.tolist(), strict=True):
-                sequence, score = sequences[parent] + [token], float(totals[token, parent])
+                ids, prefix = hypotheses[parent]
+                score = float(totals[token, parent])
                 if token == self.end_id:
-                    finished.append((sequence[:-1], score))
+                    finished.append((ids, score))
                 else:
-                    alive.append((sequence, score, parent))
+                    alive.append(((ids + [token], prefix.then(self.targets.strings[token])), score, parent))
             if not alive or len(finished) >= beam:
                 break
-            sequences = [sequence for sequence, _, _ in alive]
+            hypotheses = [hypothesis for hypothesis, _, _ in alive]
             scores = np.array([score for _, score, _ in alive])
             parents = [parent for _, _, parent in alive]
-            previous = [sequence[-1] for sequence in sequences]
             state = self.decoder.initial_state([dy.pick_batch_elems(v, parents) for v in state.s()])
             context = dy.pick_batch_elems(context, parents)
         else:
-            finished += [(sequences[i], float(scores[i])) for i in range(len(sequences))]
+            finished += [(ids, float(score)) for (ids, _), score in zip(hypotheses, scores, strict=True)]
         finished.sort(key=lambda item: -item[1])
         return [(self._strings(ids), score) for ids, score in finished[:beam]]
+
+    def _log_probs(self, output, prefixes: Sequence[Prefix], words: int, constrained: bool) -> np.ndarray:
+        """(tokens x hypotheses) log-probabilities; disallowed tokens at minus infinity."""
+        log_probs = dy.log_softmax(output).npvalue().reshape(len(self.targets), -1)
+        log_probs[0] = -np.inf  # the unknown token is never an output
+        if constrained:
+            log_probs += np.stack([self._allowed(prefix, words) for prefix in prefixes], axis=1)
+        return log_probs
+
+    def _allowed(self, prefix: Prefix, words: int) -> np.ndarray:
+        """0 for the tokens ``prefix`` allows next, minus infinity for the others."""
+        mask = np.full(len(self.targets), -np.inf)
+        if prefix.can_place_word(words):
+            mask[self.leaf_id] = 0.0
+            mask[self.open_ids] = 0.0
+        label = prefix.closable()
+        if label is not None and label in self.close_ids:
+            mask[self.close_ids[label]] = 0.0
+        if prefix.can_end(words):
+            mask[self.end_id] = 0.0
+        return mask
 
     def _strings(self, ids: Sequence[int]) -> list[str]:
         return [self.targets.strings[i] for i in ids]
 
-    def greedy_batch(self, batch: Sequence[Sequence[str]]) -> list[tuple[list[str], float]]:
+    def greedy_batch(
+        self, batch: Sequence[Sequence[str]], constrained: bool = False
+    ) -> list[tuple[list[str], float]]:
         """Beam 1 for sentences of one length at once: each step is one batched operation."""
         dy.renew_cg()
         self.set_dropout(0.0)
@@ -241,12 +270,13 @@ class Seq2SeqParser:
         state, context = self._start(len(batch), final)
         previous = [self.end_id] * len(batch)
         sequences: list[list[int]] = [[] for _ in batch]
+        prefixes = [Prefix()] * len(batch)
         scores = np.zeros(len(batch))
         done = np.zeros(len(batch), dtype=bool)
         for _ in range(6 * len(batch[0]) + 10):
             state, context, output = self._step((outputs, projected), state, previous, context)
-            log_probs = dy.log_softmax(output).npvalue().reshape(len(self.targets), -1)
-            best = np.argmax(log_probs[1:], axis=0) + 1  # never the unknown token
+            log_probs = self._log_probs(output, prefixes, len(batch[0]), constrained)
+            best = np.argmax(log_probs, axis=0)
             for index, token in enumerate(best.tolist()):
                 if not done[index]:
                     scores[index] += log_probs[token, index]
@@ -254,22 +284,25 @@ class Seq2SeqParser:
                         done[index] = True
                     else:
                         sequences[index].append(token)
+                        prefixes[index] = prefixes[index].then(self.targets.strings[token])
             if done.all():
                 break
             previous = best.tolist()
         return [(self._strings(ids), float(score)) for ids, score in zip(sequences, scores, strict=True)]
 
-    def decode(self, words: Sequence[str], beam: int = 10) -> Decoded:
+    def decode(self, words: Sequence[str], beam: int = 10, constrained: bool = False) -> Decoded:
         """The best sequence of the beam, repaired into a tree of ``len(words)`` leaves if need be."""
-        return _well_formed(*self.beam_search(words, beam)[0], len(words))
+        return _well_formed(*self.beam_search(words, beam, constrained)[0], len(words))
 
-    def decode_many(self, sentences: Sequence[Sequence[str]], beam: int = 10, batch_size: int = 64) -> list[Decoded]:
+    def decode_many(
+        self, sentences: Sequence[Sequence[str]], beam: int = 10, constrained: bool = False, batch_size: int = 64
+    ) -> list[Decoded]:
         """``decode`` of each sentence, in input order; beam 1 runs sentences of one length together."""
         if beam > 1:
-            return [self.decode(words, beam) for words in sentences]
+            return [self.decode(words, beam, constrained) for words in sentences]
         decoded: list[Decoded | None] = [None] * len(sentences)
         for indices in length_batches(range(len(sentences)), lambda i: len(sentences[i]), batch_size):
-            results = self.greedy_batch([sentences[i] for i in indices])
+            results = self.greedy_batch([sentences[i] for i in indices], constrained)
             for index, (tokens, log_prob) in zip(indices, results, strict=True):
                 decoded[index] = _well_formed(tokens, log_prob, len(sentences[index]))
         return decoded

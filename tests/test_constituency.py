@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from lstmparse.errors import InputError
 from lstmparse.evalb import brackets, evaluate_ptb_files, score_bracketings
-from lstmparse.linearization import LEAF, delinearize, is_well_formed, linearize, repair
+from lstmparse.linearization import LEAF, Prefix, delinearize, is_well_formed, linearize, repair
 from lstmparse.ptb import Constituent, PTBTree, base_label, parse_ptb_text, read_ptb, to_bracketed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,6 +130,28 @@ def test_repair_always_gives_a_tree_with_one_leaf_per_word(tokens: list[str], wo
     assert repaired.count(LEAF) == words
     if is_well_formed(tokens, words):
         assert repaired == tokens
+
+
+def admitted(tokens: list[str], words: int) -> bool:
+    """Whether constrained decoding could produce ``tokens`` and then end."""
+    prefix = Prefix()
+    for token in tokens:
+        if token == LEAF or token.startswith("("):
+            allowed = prefix.can_place_word(words)
+        else:
+            allowed = prefix.closable() == token[1:]
+        if not allowed:
+            return False
+        prefix = prefix.then(token)
+    return prefix.can_end(words)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TOKENS, max_size=30), st.integers(min_value=1, max_value=8))
+def test_constrained_decoding_admits_exactly_the_well_formed_sequences(tokens: list[str], words: int) -> None:
+    assert admitted(tokens, words) == is_well_formed(tokens, words)
+    repaired = repair(tokens, words)
+    assert admitted(repaired, words)
 
 
 def test_repair_keeps_what_it_can() -> None:
@@ -274,10 +296,11 @@ def test_batched_greedy_decoding_equals_beam_one(trained_model: Path, small_gum)
 
     parser = api.load_constituency(trained_model)
     sentences = [t.words for t in read_ptb(small_gum[1])][:12]
-    batched = parser.model.decode_many(sentences, beam=1)
-    single = [parser.model.decode(words, beam=1) for words in sentences]
-    assert [d.tokens for d in batched] == [d.tokens for d in single]
-    assert [d.log_prob for d in batched] == pytest.approx([d.log_prob for d in single], abs=1e-3)
+    for constrained in (False, True):
+        batched = parser.model.decode_many(sentences, beam=1, constrained=constrained)
+        single = [parser.model.decode(words, beam=1, constrained=constrained) for words in sentences]
+        assert [d.tokens for d in batched] == [d.tokens for d in single]
+        assert [d.log_prob for d in batched] == pytest.approx([d.log_prob for d in single], abs=1e-3)
 
 
 def test_wider_beams_never_find_a_less_probable_sequence(trained_model: Path, small_gum) -> None:
@@ -302,5 +325,9 @@ def test_random_token_lists_parse_into_trees_of_their_length(trained_model: Path
     rng = random.Random(5)
     sentences = [[rng.choice(["a", "the", "of", "xyzzy", ",", "."]) for _ in range(rng.randint(1, 30))]
                  for _ in range(10)]
-    for words, parsed in zip(sentences, parser.parse(sentences, beam=2), strict=True):
+    for words, parsed in zip(sentences, parser.parse(sentences, beam=2, constrained=False), strict=True):
         assert parsed.tree.words == words
+    for beam in (1, 3):
+        constrained = list(parser.parse(sentences, beam=beam, constrained=True))
+        assert [p.tree.words for p in constrained] == sentences
+        assert not any(p.repaired for p in constrained)

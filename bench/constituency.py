@@ -1,0 +1,102 @@
+"""The seq2seq constituency parser on a bracketed test set: F1, repairs, F1 by length, speed.
+
+    python bench/constituency.py --model models/en_gum_seq2seq --gold ../shared/data/const/gum/test.ptb
+
+For each beam width (default 1 and 10) the test words are parsed (the gold POS tags
+are kept on the output, as ``lstmparse parse --input-format ptb`` does) and scored
+with EVALB's COLLINS.prm conventions: labelled recall, precision and F1, how many
+outputs needed repair into a well-formed tree, F1 by sentence length as in the
+paper's Figure 3, and sentences/s (parsing only, one process).  Prints Markdown
+tables, or JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from lstmparse import backend
+
+BUCKETS = ((0, 10), (11, 20), (21, 30), (31, 40), (41, None))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--gold", required=True)
+    parser.add_argument("--beams", default="1,10", help="comma-separated beam widths")
+    parser.add_argument(
+        "--decoding", default="unconstrained,constrained",
+        help="comma-separated: unconstrained (the paper's: repair afterwards), constrained (well-formed prefixes only)",
+    )
+    parser.add_argument("--limit", type=int, help="only the first N trees")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    backend.configure(seed=1, memory_mb=512)
+    from lstmparse.api import ConstituencyParser
+    from lstmparse.evalb import score_bracketings
+    from lstmparse.ptb import read_ptb
+
+    gold = read_ptb(args.gold)[: args.limit]
+    load_start = time.time()
+    model = ConstituencyParser.load(args.model)
+    load_seconds = time.time() - load_start
+    rows = []
+    settings = [(int(b), d) for d in args.decoding.split(",") for b in args.beams.split(",")]
+    for beam, decoding in settings:
+        start = time.time()
+        parsed = list(model.parse(gold, beam, decoding == "constrained"))
+        seconds = time.time() - start
+        scores = score_bracketings(gold, [p.tree for p in parsed])
+        rows.append({
+            "beam": beam,
+            "decoding": decoding,
+            "sentences": len(gold),
+            "sentences_per_second": round(len(gold) / seconds, 1),
+            "repaired": sum(p.repaired for p in parsed),
+            **{k: v for k, v in scores.as_dict().items() if k in ("recall", "precision", "f1", "complete_match")},
+            "f1_by_length": {_bucket_name(low, high): _bucket(scores.subset(low, high)) for low, high in BUCKETS},
+        })
+    result = {
+        "model": args.model, "gold": args.gold, "load_seconds": round(load_seconds, 2),
+        "training": {k: model.model.training_record.get(k) for k in ("best_epoch", "best_dev_f1")},
+        "rows": rows,
+    }
+    print(json.dumps(result, indent=2) if args.json else _markdown(result))
+
+
+def _bucket_name(low: int, high: int | None) -> str:
+    return f"<={high}" if low == 0 else (f"{low}-{high}" if high else f">{low - 1}")
+
+
+def _bucket(scores) -> dict:
+    values = scores.as_dict()
+    return {"sentences": values["sentences"], "f1": values["f1"]}
+
+
+def _markdown(result: dict) -> str:
+    lines = [
+        f"model {result['model']} (best dev F1 {result['training']['best_dev_f1']} at epoch "
+        f"{result['training']['best_epoch']}), loaded in {result['load_seconds']} s; gold {result['gold']}",
+        "",
+        "| decoding | beam | sentences/s | recall | precision | F1 | complete match | repaired |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in result["rows"]:
+        lines.append(
+            f"| {row['decoding']} | {row['beam']} | {row['sentences_per_second']} | {row['recall']:.2f} | "
+            f"{row['precision']:.2f} | "
+            f"**{row['f1']:.2f}** | {row['complete_match']:.2f} | {row['repaired']} of {row['sentences']} |"
+        )
+    names = list(result["rows"][0]["f1_by_length"])
+    header = "| decoding | beam | " + " | ".join(f"F1, {n} words" for n in names) + " |"
+    lines += ["", header, "|---" * (len(names) + 2) + "|"]
+    for row in result["rows"]:
+        cells = [f"{b['f1']:.2f} ({b['sentences']})" for b in row["f1_by_length"].values()]
+        lines.append(f"| {row['decoding']} | {row['beam']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
