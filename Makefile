@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_upos
 
-.PHONY: install test lint bench bench-systems clean dynet-gpu
+.PHONY: install test lint bench bench-systems bench-constituency clean dynet-gpu
 
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ clean:
 # Every transition system on Hungarian Szeged (non-projective), two rows at a time.
 bench-systems: install
 	$(BIN)/python bench/transition_systems.py --treebank $(DATA)/ud/hu_szeged --epochs 20 --jobs 2
+
+# The seq2seq constituency parser on GUM test: F1, repairs, F1 by length, speed at beam 1 and 10.
+CONSTITUENCY_MODEL ?= models/en_gum_seq2seq
+bench-constituency: install
+	$(BIN)/python bench/constituency.py --model $(CONSTITUENCY_MODEL) --gold $(DATA)/const/gum/test.ptb
 
 # DyNet with its CUDA backend, built from the dyNET source distribution on PyPI into .venv,
 # replacing the CPU-only dyNET38 wheel (same Python API). Needs cmake, a C++ compiler,
