@@ -132,7 +132,8 @@ NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3,
 @click.option("--hidden", type=click.IntRange(min=1), help="LSTM size [TreeLSTMs: 200; seq2seq: 256]")
 @click.option(
     "--resume", is_flag=True,
-    help="stack-LSTM: continue an interrupted run from MODEL_DIR's last checkpoint (same data and options)",
+    help="continue an interrupted run from MODEL_DIR's last checkpoint (stack-LSTM) or best model (seq2seq); "
+    "same data and options",
 )
 @click.option("--seed", default=1, show_default=True, type=int, help="seeds Python, NumPy and DyNet")
 @click.option("--memory-mb", type=int, help="DyNet's memory pool [default: 512; TreeLSTMs 1536; seq2seq 2048]")
@@ -146,8 +147,8 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
     learning_rate = defaults[1] if learning_rate is None else learning_rate
     dropout = defaults[2] if dropout is None else dropout
     memory_mb = defaults[3] if memory_mb is None else memory_mb
-    if arch != "stacklstm" and resume:
-        raise click.BadParameter("only the stack-LSTM parser's training can be resumed", param_hint="--resume")
+    if arch in ("treelstm", "ldtreelstm") and resume:
+        raise click.BadParameter("TreeLSTM training cannot be resumed", param_hint="--resume")
     layers = layers or NETWORK_DEFAULTS.get(arch, (2, 200))[0]
     hidden = hidden or NETWORK_DEFAULTS.get(arch, (2, 200))[1]
     if arch == "seq2seq":
@@ -158,7 +159,7 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
         options = Seq2SeqOptions(
             train=train_file, dev=dev_file, model_dir=model_dir, epochs=epochs, max_minutes=max_minutes,
             batch_size=batch_size, learning_rate=learning_rate, dropout=dropout, seed=seed, pretrained=pretrained,
-            dims=Seq2SeqDimensions(word=hidden, hidden=hidden, layers=layers, attention=hidden),
+            dims=Seq2SeqDimensions(word=hidden, hidden=hidden, layers=layers, attention=hidden), resume=resume,
         )
         record = train_seq2seq(options)
         click.echo(

@@ -3,9 +3,12 @@
 Minibatches of sentences of one length (one dense graph each, see
 :mod:`lstmparse.seq2seq`), Adam on the loss per output token with gradient norms
 rescaled to 5, dropout between layers.  After every epoch dev is parsed greedily
-(beam 1) and scored with EVALB's conventions; the model directory always holds the
-model with the best dev F1 so far.  The paper trained with SGD for days on a GPU;
-Adam reaches a usable model within the hour a CPU gives.
+(beam 1), with decoding constrained to well-formed trees and, for the record, the
+paper's way (repair afterwards), and scored with EVALB's conventions; the model
+directory always holds the model with the best constrained dev F1 so far.  The paper trained with SGD for days on a GPU;
+Adam reaches a usable model within the hour a CPU gives.  ``resume`` continues from
+that best model (the epochs after it are trained again; Adam's moment estimates,
+which DyNet does not save, start afresh).
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TextIO
 
 import dynet as dy
 import numpy as np
 
+from .errors import ConfigurationError
 from .evalb import BracketScores, score_bracketings
 from .linearization import delinearize, linearize
 from .ptb import PTBTree, read_ptb
@@ -44,6 +48,7 @@ class Seq2SeqOptions:
     seed: int | None = 1
     pretrained: str | None = None
     dims: Seq2SeqDimensions = field(default_factory=Seq2SeqDimensions)
+    resume: bool = False  # continue from the model in model_dir (Adam's moments start afresh)
 
 
 def build_parser(trees: Sequence[PTBTree], dims: Seq2SeqDimensions, pretrained: str | None) -> Seq2SeqParser:
@@ -60,9 +65,11 @@ def build_parser(trees: Sequence[PTBTree], dims: Seq2SeqDimensions, pretrained: 
     return parser
 
 
-def evaluate_seq2seq(parser: Seq2SeqParser, trees: Sequence[PTBTree], beam: int = 1) -> tuple[BracketScores, int]:
+def evaluate_seq2seq(
+    parser: Seq2SeqParser, trees: Sequence[PTBTree], beam: int = 1, constrained: bool = True
+) -> tuple[BracketScores, int]:
     """EVALB scores of the parser on ``trees`` (their gold tags on the output) and the repairs needed."""
-    decoded = parser.decode_many([tree.words for tree in trees], beam)
+    decoded = parser.decode_many([tree.words for tree in trees], beam, constrained)
     system = [delinearize(d.tokens, tree.words, tree.tags) for d, tree in zip(decoded, trees, strict=True)]
     return score_bracketings(trees, system), sum(d.repaired for d in decoded)
 
@@ -74,12 +81,16 @@ def train_seq2seq(options: Seq2SeqOptions, log: TextIO = sys.stderr) -> dict:
     seed_epoch(options.seed, -1)
     train_trees = read_ptb(options.train)
     dev_trees = read_ptb(options.dev) if options.dev else []
-    parser = build_parser(train_trees, options.dims, options.pretrained)
     examples = [(tree.words, linearize(tree)) for tree in train_trees]
     record = {
         "train": options.train, "dev": options.dev, "batch_size": options.batch_size,
         "learning_rate": options.learning_rate, "dropout": options.dropout, "seed": options.seed, "epochs": [],
     }
+    if options.resume:
+        parser = resumed_parser(options, record, log)
+        record = parser.training_record
+    else:
+        parser = build_parser(train_trees, options.dims, options.pretrained)
     print(
         f"training a seq2seq parser on {len(train_trees)} trees, {len(parser.words)} words, "
         f"{len(parser.targets)} output tokens, {parser.model.parameter_count()} parameters",
@@ -87,17 +98,21 @@ def train_seq2seq(options: Seq2SeqOptions, log: TextIO = sys.stderr) -> dict:
     )
     trainer = dy.AdamTrainer(parser.model, alpha=options.learning_rate)
     trainer.set_clip_threshold(options.clip)
-    best, dev_seconds = -1.0, len(dev_trees) / 50.0
-    for epoch in range(options.epochs):
+    best, dev_seconds = record.get("best_dev_f1") or -1.0, len(dev_trees) / 50.0
+    for epoch in range(len(record["epochs"]), options.epochs):
         seed_epoch(options.seed, epoch)
         entry = _train_one_epoch(parser, trainer, examples, options, epoch, deadline, dev_seconds)
         score = -entry["loss_per_token"]
         if dev_trees:
             eval_start = time.time()
-            scores, repaired = evaluate_seq2seq(parser, dev_trees)
+            scores, _ = evaluate_seq2seq(parser, dev_trees, constrained=True)
+            paper_scores, repaired = evaluate_seq2seq(parser, dev_trees, constrained=False)
             dev_seconds = time.time() - eval_start
             score = scores.f1
-            entry.update(dev_f1=round(scores.f1, 2), dev_repaired=repaired, dev_seconds=round(dev_seconds, 1))
+            entry.update(
+                dev_f1=round(scores.f1, 2), dev_f1_unconstrained=round(paper_scores.f1, 2), dev_repaired=repaired,
+                dev_seconds=round(dev_seconds, 1),
+            )
         record["epochs"].append(entry)
         improved = score > best
         if improved:
@@ -110,6 +125,21 @@ def train_seq2seq(options: Seq2SeqOptions, log: TextIO = sys.stderr) -> dict:
             break
     record["total_seconds"] = round(time.time() - started, 1)
     return record
+
+
+def resumed_parser(options: Seq2SeqOptions, record: dict, log: TextIO) -> Seq2SeqParser:
+    """The best model so far of an interrupted run, checked to be the same run."""
+    parser = Seq2SeqParser.load(options.model_dir)
+    previous = parser.training_record
+    different = [key for key, value in record.items() if key != "epochs" and previous.get(key) != value]
+    if asdict(parser.dims) != asdict(options.dims) | {"pretrained": parser.dims.pretrained}:
+        different.append("dimensions")
+    if different:
+        raise ConfigurationError(f"{options.model_dir} was trained with other {', '.join(different)}; not resuming")
+    epochs = previous.get("epochs", [])
+    previous["epochs"] = epochs[: previous.get("best_epoch", len(epochs))]
+    print(f"resuming from {options.model_dir} after epoch {len(previous['epochs'])}", file=log)
+    return parser
 
 
 def _train_one_epoch(parser, trainer, examples, options, epoch, deadline, dev_seconds) -> dict:
@@ -145,5 +175,8 @@ def _epoch_line(entry: dict, improved: bool) -> str:
         f"{entry['train_seconds']:.0f} s ({entry['sentences_per_second']:.0f} sent/s)"
     )
     if "dev_f1" in entry:
-        line += f"  dev F1 {entry['dev_f1']:.2f}, {entry['dev_repaired']} repaired ({entry['dev_seconds']:.0f} s)"
+        line += (
+            f"  dev F1 {entry['dev_f1']:.2f}; unconstrained {entry['dev_f1_unconstrained']:.2f} with "
+            f"{entry['dev_repaired']} repaired ({entry['dev_seconds']:.0f} s)"
+        )
     return line + ("  saved" if improved else "")

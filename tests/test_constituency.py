@@ -266,6 +266,28 @@ def test_training_lowers_the_loss_and_keeps_the_best_dev_f1(trained_model: Path)
     assert record["best_dev_f1"] > 0
 
 
+def test_training_resumes_from_the_best_model_and_refuses_other_options(trained_model: Path, small_gum, tmp_path):
+    import json
+    import shutil
+
+    train, dev = small_gum
+    model = tmp_path / "model"
+    shutil.copytree(trained_model, model)
+    common = ["train", "--arch", "seq2seq", "--train", str(train), "--dev", str(dev), "--model-dir", str(model),
+              "--layers", "1", "--hidden", "48", "--seed", "3", "--resume"]
+    refused = lstmparse(*common, "--epochs", "8", "--dropout", "0.1")
+    assert refused.returncode == 2
+    assert "dropout" in refused.stderr
+    resumed = lstmparse(*common, "--epochs", "8")
+    assert resumed.returncode == 0, resumed.stderr
+    before = json.loads((trained_model / "config.json").read_text())["training"]
+    after = json.loads((model / "config.json").read_text())["training"]
+    assert f"after epoch {before['best_epoch']}" in resumed.stderr
+    assert "epoch 8:" in resumed.stderr
+    assert f"epoch {before['best_epoch']}:" not in resumed.stderr
+    assert after["best_dev_f1"] >= before["best_dev_f1"]
+
+
 def test_parse_ptb_input_keeps_its_tags_and_evaluates(trained_model: Path, small_gum, tmp_path: Path) -> None:
     _, dev = small_gum
     output = tmp_path / "out.ptb"
