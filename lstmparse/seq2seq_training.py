@@ -13,6 +13,7 @@ which DyNet does not save, start afresh).
 
 from __future__ import annotations
 
+import math
 import random
 import sys
 import time
@@ -98,7 +99,8 @@ def train_seq2seq(options: Seq2SeqOptions, log: TextIO = sys.stderr) -> dict:
     )
     trainer = dy.AdamTrainer(parser.model, alpha=options.learning_rate)
     trainer.set_clip_threshold(options.clip)
-    best, dev_seconds = record.get("best_dev_f1") or -1.0, len(dev_trees) / 50.0
+    best = record.get("best_dev_f1") if record.get("best_dev_f1") is not None else -math.inf
+    dev_seconds = len(dev_trees) / 50.0
     for epoch in range(len(record["epochs"]), options.epochs):
         seed_epoch(options.seed, epoch)
         entry = _train_one_epoch(parser, trainer, examples, options, epoch, deadline, dev_seconds)

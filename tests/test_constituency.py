@@ -87,8 +87,7 @@ def test_linearization_of_the_papers_example() -> None:
     assert " ".join(linearize(read)) == "(S (NP XX )NP (VP XX (NP XX XX )NP )VP XX )S"
 
 
-@pytest.mark.skipif(not GUM.is_dir(), reason="needs ../shared/data/const/gum")
-def test_every_gum_dev_tree_round_trips_through_its_linearization() -> None:
+def test_every_gum_dev_tree_round_trips_through_its_linearization(small_gum) -> None:
     trees = read_ptb(GUM / "dev.ptb")
     assert len(trees) == 1575
     for gold in trees:
@@ -227,7 +226,7 @@ def test_different_words_are_an_error_naming_the_sentence() -> None:
 @pytest.fixture(scope="module")
 def small_gum(tmp_path_factory) -> tuple[Path, Path]:
     if not GUM.is_dir():
-        pytest.skip("needs ../shared/data/const/gum")
+        pytest.fail(f"{GUM} is missing: the tests read the shared treebanks (see data/README.md)")
     directory = tmp_path_factory.mktemp("gum")
     train_lines = (GUM / "train.ptb").read_text().splitlines()
     short = [line for line in train_lines if len(line) < 250][:300]
@@ -286,6 +285,27 @@ def test_training_resumes_from_the_best_model_and_refuses_other_options(trained_
     assert "epoch 8:" in resumed.stderr
     assert f"epoch {before['best_epoch']}:" not in resumed.stderr
     assert after["best_dev_f1"] >= before["best_dev_f1"]
+
+
+def test_pretrained_vectors_are_stored_and_stay_fixed(small_gum, tmp_path: Path) -> None:
+    import numpy as np
+
+    from lstmparse.seq2seq import Seq2SeqDimensions, Seq2SeqParser
+    from lstmparse.seq2seq_training import Seq2SeqOptions, train_seq2seq
+
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("2 3\nthe 1 0 0\nof 0 1 0.5\n", encoding="utf-8")
+    options = Seq2SeqOptions(
+        train=str(small_gum[0]), model_dir=str(tmp_path / "m"), epochs=1, pretrained=str(vectors),
+        dims=Seq2SeqDimensions(word=16, hidden=16, layers=1, attention=16, target=8),
+    )
+    with open(tmp_path / "log", "w") as log:
+        train_seq2seq(options, log=log)
+    loaded = Seq2SeqParser.load(str(tmp_path / "m"))
+    assert loaded.dims.pretrained == 3
+    table = loaded.pretrained_embeddings.as_array()
+    np.testing.assert_allclose(table, [[0, 0, 0], [1, 0, 0], [0, 1, 0.5]])
+    assert loaded.decode(["The", "of", "xyzzy"], beam=2).tokens.count(LEAF) == 3
 
 
 def test_parse_ptb_input_keeps_its_tags_and_evaluates(trained_model: Path, small_gum, tmp_path: Path) -> None:
