@@ -254,14 +254,10 @@ def parse(model_dir, input_file, output_file, input_format, beam, kbest, constra
     parser = Parser.load(model_dir)  # with --jobs too: a bad model fails here, with a clean error, not in a worker
     load_seconds = time.time() - load_start
     start, sentences, words = time.time(), 0, 0
-    with click.open_file(output_file, "w", encoding="utf-8") as out:
-        for candidates in _parsed(parser, input_file, input_format, beam, kbest, jobs, model_dir, memory_mb):
-            sentence = candidates[0]
-            out.write("".join(c.to_conllu() for c in candidates))
-            sentences += 1
-            words += len(sentence)
-            if not quiet and sentences % 1000 == 0:
-                click.echo(f"parsed {sentences} sentences", err=True)
+    parsed = _parsed(parser, input_file, input_format, beam, kbest, jobs, model_dir, memory_mb)
+    for candidates in _written(output_file, parsed, lambda cs: "".join(c.to_conllu() for c in cs), quiet):
+        sentences += 1
+        words += len(candidates[0])
     seconds = max(time.time() - start, 1e-9)
     if not quiet:
         click.echo(
@@ -270,6 +266,20 @@ def parse(model_dir, input_file, output_file, input_format, beam, kbest, constra
             f"model loaded in {load_seconds:.2f} s",
             err=True,
         )
+
+
+def _written(output_file: str, results, text_of, quiet: bool):
+    """Each result, after its text is written to ``output_file``; progress every 1000 on stderr."""
+    with click.open_file(output_file, "w", encoding="utf-8") as out:
+        for count, result in enumerate(results, start=1):
+            out.write(text_of(result))
+            if not quiet and count % 1000 == 0:
+                click.echo(f"parsed {count} sentences", err=True)
+            yield result
+
+
+def _bracketed_line(parsed) -> str:
+    return parsed.to_bracketed() + "\n"
 
 
 def _parse_constituency(
@@ -288,13 +298,9 @@ def _parse_constituency(
     load_seconds = time.time() - load_start
     inputs = read_ptb(input_file) if input_format == "ptb" else read_sentences(input_file, input_format)
     start, sentences, repaired = time.time(), 0, 0
-    with click.open_file(output_file, "w", encoding="utf-8") as out:
-        for parsed in parser.parse(inputs, beam, constrained):
-            out.write(parsed.to_bracketed() + "\n")
-            sentences += 1
-            repaired += parsed.repaired
-            if not quiet and sentences % 1000 == 0:
-                click.echo(f"parsed {sentences} sentences", err=True)
+    for parsed in _written(output_file, parser.parse(inputs, beam, constrained), _bracketed_line, quiet):
+        sentences += 1
+        repaired += parsed.repaired
     seconds = max(time.time() - start, 1e-9)
     if not quiet:
         click.echo(
