@@ -141,6 +141,7 @@ class Seq2SeqParser:
         return outputs, self.attention_encoder * outputs, states[-1].s()
 
     def _attend(self, outputs, projected, decoder_output):
+        """The context d'_t: encoder outputs weighted by softmax(v^T tanh(W1 h_i + W2 d_t))."""
         scores = self.attention_vector * dy.tanh(dy.colwise_add(projected, self.attention_decoder * decoder_output))
         return outputs * dy.softmax(dy.transpose(scores))
 
@@ -159,6 +160,7 @@ class Seq2SeqParser:
         return state, context, dy.affine_transform([self.output_bias, self.output_weights, features])
 
     def _start(self, batch_size: int, final_state):
+        """The decoder's first state (the encoder's last) and an all-zero first context."""
         state = self.decoder.initial_state(final_state)
         if self.dropout:
             self.decoder.set_dropout_masks(batch_size)
