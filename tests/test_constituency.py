@@ -354,6 +354,23 @@ def test_wider_beams_never_find_a_less_probable_sequence(trained_model: Path, sm
         assert parser.model.beam_search(words, 5)[0][1] >= greedy - 1e-4
 
 
+def test_a_model_stored_at_half_precision_parses_alike(trained_model: Path, small_gum, tmp_path: Path) -> None:
+    import shutil
+
+    import lstmparse as api
+    from lstmparse.model_io import store_half_precision
+
+    halved = tmp_path / "half"
+    shutil.copytree(trained_model, halved)
+    store_half_precision(halved)
+    size = sum(p.stat().st_size for p in halved.glob("params-*.npz"))
+    assert size < 0.6 * sum(p.stat().st_size for p in trained_model.glob("params-*.npz"))
+    sentences = [t.words for t in read_ptb(small_gum[1])][:10]
+    full = [p.to_bracketed() for p in api.load_constituency(trained_model).parse(sentences, beam=3)]
+    half = [p.to_bracketed() for p in api.load_constituency(halved).parse(sentences, beam=3)]
+    assert sum(a == b for a, b in zip(full, half, strict=True)) >= 9
+
+
 def test_a_dependency_model_refuses_bracketed_input() -> None:
     result = lstmparse("parse", "--input-format", "ptb", stdin="(ROOT (S (NN a)))\n")
     assert result.returncode == 2
