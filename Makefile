@@ -34,8 +34,9 @@ bench-systems: install
 	$(BIN)/python bench/transition_systems.py --treebank $(DATA)/ud/hu_szeged --epochs 20 --jobs 2
 
 # The seq2seq constituency parser on GUM test: F1, repairs, F1 by length, speed at beam 1 and 10.
-CONSTITUENCY_MODEL ?= models/en_gum_seq2seq
+# make bench-constituency CONSTITUENCY_MODEL=DIR (a model trained as models/README.md says)
 bench-constituency: install
+	@test -n "$(CONSTITUENCY_MODEL)" || { echo "set CONSTITUENCY_MODEL=DIR (see models/README.md)"; exit 2; }
 	$(BIN)/python bench/constituency.py --model $(CONSTITUENCY_MODEL) --gold $(DATA)/const/gum/test.ptb
 
 # DyNet with its CUDA backend, built from the dyNET source distribution on PyPI into .venv,

@@ -5,7 +5,7 @@
     for sentence in parser.parse([["The", "dog", "barks", "."]]):
         print(sentence.to_conllu())
 
-    constituency = lstmparse.load_constituency("models/en_gum_seq2seq")
+    constituency = lstmparse.load_constituency("runs/gum_seq2seq")  # see models/README.md
     for tree in constituency.parse([["The", "dog", "barks", "."]]):
         print(tree.to_bracketed())
 """
