@@ -69,7 +69,7 @@ ARCH_DEFAULTS = {  # batch size, learning rate, dropout, DyNet memory (MB; autob
     "stacklstm": (1, 0.1, 0.0, 512),
     "treelstm": (32, 1.0, 0.2, 1536),
     "ldtreelstm": (32, 1.0, 0.2, 1536),
-    "seq2seq": (32, 0.001, 0.3, 2048),
+    "seq2seq": (16, 0.002, 0.2, 2048),
 }
 NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3, 256)}  # LSTM layers, size
 
@@ -104,15 +104,15 @@ NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3,
     "--max-minutes", type=click.FloatRange(min=0, min_open=True), help="wall-clock budget, dev evaluation included"
 )
 @click.option(
-    "--batch-size", type=click.IntRange(min=1), help="sentences per update [default: 1; TreeLSTMs, seq2seq 32]"
+    "--batch-size", type=click.IntRange(min=1), help="sentences per update [default: 1; TreeLSTMs 32; seq2seq 16]"
 )
 @click.option(
     "--learning-rate", type=float,
-    help="eta0 of SGD [default: 0.1; TreeLSTMs 1.0, halved on dev]; seq2seq: Adam's alpha [0.001]",
+    help="eta0 of SGD [default: 0.1; TreeLSTMs 1.0, halved on dev]; seq2seq: Adam's alpha [0.002]",
 )
 @click.option(
     "--dropout", type=click.FloatRange(0, 1, max_open=True),
-    help="dropout on token vectors and inside the LSTMs, training only [default: 0; TreeLSTMs 0.2; seq2seq 0.3]",
+    help="dropout on token vectors and inside the LSTMs, training only [default: 0; TreeLSTMs and seq2seq 0.2]",
 )
 @click.option(
     "--context-layers", default=0, show_default=True, type=click.IntRange(min=0),
