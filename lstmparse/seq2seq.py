@@ -169,14 +169,14 @@ class Seq2SeqParser:
 
     # -- training ----------------------------------------------------------------
 
-    def batch_loss(self, batch: Sequence[tuple[Sequence[str], Sequence[str]]]) -> dy.Expression:
+    def batch_loss(self, batch: Sequence[tuple[Sequence[str], Sequence[str]]], train: bool = True) -> dy.Expression:
         """Summed negative log-likelihood of the target sequences of (words, tokens) pairs.
 
         All sentences of ``batch`` have the same number of words; targets are padded
-        with END and masked.
+        with END and masked.  ``train`` replaces singletons by UNK at random.
         """
         sources = [words for words, _ in batch]
-        outputs, projected, final = self.encode(sources, train=True)
+        outputs, projected, final = self.encode(sources, train=train)
         targets = [[self.targets.get(t) for t in tokens] + [self.end_id] for _, tokens in batch]
         longest = max(len(t) for t in targets)
         state, context = self._start(len(batch), final)
@@ -192,6 +192,12 @@ class Seq2SeqParser:
             losses.append(loss)
             previous = gold
         return dy.sum_batches(dy.esum(losses))
+
+    def log_prob(self, words: Sequence[str], tokens: Sequence[str]) -> float:
+        """log P(tokens, END | words): what beam search scores a finished sequence with."""
+        dy.renew_cg()
+        self.set_dropout(0.0)
+        return -self.batch_loss([(words, tokens)], train=False).value()
 
     # -- decoding ----------------------------------------------------------------
 

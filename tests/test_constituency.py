@@ -345,13 +345,19 @@ def test_batched_greedy_decoding_equals_beam_one(trained_model: Path, small_gum)
         assert [d.log_prob for d in batched] == pytest.approx([d.log_prob for d in single], abs=1e-3)
 
 
-def test_wider_beams_never_find_a_less_probable_sequence(trained_model: Path, small_gum) -> None:
+def test_beam_scores_are_the_sequences_log_probabilities_best_first(trained_model: Path, small_gum) -> None:
     import lstmparse as api
 
     parser = api.load_constituency(trained_model)
-    for words in [t.words for t in read_ptb(small_gum[1])][:8]:
-        greedy = parser.model.beam_search(words, 1)[0][1]
-        assert parser.model.beam_search(words, 5)[0][1] >= greedy - 1e-4
+    short = [t.words for t in read_ptb(small_gum[1]) if len(t) <= 8][:6]
+    assert short
+    for words in short:
+        for constrained in (False, True):
+            found = parser.model.beam_search(words, 4, constrained)
+            scores = [score for _, score in found]
+            assert scores == sorted(scores, reverse=True)
+            for tokens, score in found:
+                assert parser.model.log_prob(words, tokens) == pytest.approx(score, abs=1e-3)
 
 
 def test_a_model_stored_at_half_precision_parses_alike(trained_model: Path, small_gum, tmp_path: Path) -> None:
