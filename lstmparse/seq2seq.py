@@ -41,6 +41,11 @@ END = "</s>"  # ends every target sequence and starts the decoder
 WORD_UNK_PROBABILITY = 0.5  # training words seen once become UNK this often
 
 
+def max_output_length(words: int) -> int:
+    """Where decoding stops: linearized GUM and PTB trees stay under 5 tokens per word."""
+    return 6 * words + 10
+
+
 @dataclass
 class Seq2SeqDimensions:
     word: int = 256
@@ -207,11 +212,12 @@ class Seq2SeqParser:
         """Up to ``beam`` finished sequences of the sentence, best first, with their log-probabilities.
 
         With ``constrained`` every step allows only the tokens that keep the
-        sequence a prefix of a well-formed tree of ``len(words)`` leaves.
+        sequence a prefix of a well-formed tree of ``len(words)`` leaves.  Should no
+        sequence end within ``max_length`` tokens, the unfinished ones are returned.
         """
         dy.renew_cg()
         self.set_dropout(0.0)
-        max_length = max_length or 6 * len(words) + 10
+        max_length = max_length or max_output_length(len(words))
         outputs, projected, final = self.encode([words])
         state, context = self._start(1, final)
         hypotheses = [([], Prefix())]  # token ids and what they allow next
@@ -281,7 +287,7 @@ class Seq2SeqParser:
         prefixes = [Prefix()] * len(batch)
         scores = np.zeros(len(batch))
         done = np.zeros(len(batch), dtype=bool)
-        for _ in range(6 * len(batch[0]) + 10):
+        for _ in range(max_output_length(len(batch[0]))):
             state, context, output = self._step((outputs, projected), state, previous, context)
             log_probs = self._log_probs(output, prefixes, len(batch[0]), constrained)
             best = np.argmax(log_probs, axis=0)
