@@ -42,7 +42,7 @@ WORD_UNK_PROBABILITY = 0.5  # training words seen once become UNK this often
 
 
 def max_output_length(words: int) -> int:
-    """Where decoding stops: linearized GUM and PTB trees stay under 5 tokens per word."""
+    """Where decoding stops: linearized GUM trees have at most 5 tokens per word."""
     return 6 * words + 10
 
 
