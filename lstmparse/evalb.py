@@ -42,23 +42,24 @@ def evalb_label(label: str) -> str:
 
 def brackets(tree: PTBTree, gold_tags: Sequence[str]) -> Counter:
     """The multiset of (label, start, end) brackets, spans over non-punctuation words."""
-    kept = [tag not in PUNCTUATION_TAGS for tag in gold_tags]
+    kept_before = [0]  # kept_before[i]: words before leaf i that are not punctuation
+    for tag in gold_tags:
+        kept_before.append(kept_before[-1] + (tag not in PUNCTUATION_TAGS))
     found: Counter = Counter()
     position = 0
     for child in tree.children:
-        position = _collect(child, kept, position, found)
+        position = _collect(child, kept_before, position, found)
     return found
 
 
-def _collect(node: Constituent, kept: list[bool], leaf_index: int, found: Counter) -> int:
+def _collect(node: Constituent, kept_before: list[int], leaf_index: int, found: Counter) -> int:
     """Add ``node``'s brackets; the index of the next leaf after it."""
     if node.is_preterminal:
         return leaf_index + 1
     start_leaf = leaf_index
     for child in node.children:
-        leaf_index = _collect(child, kept, leaf_index, found)
-    start = sum(kept[:start_leaf])
-    end = start + sum(kept[start_leaf:leaf_index])
+        leaf_index = _collect(child, kept_before, leaf_index, found)
+    start, end = kept_before[start_leaf], kept_before[leaf_index]
     label = evalb_label(node.label)
     if end > start and label not in DELETED_LABELS:
         found[(label, start, end)] += 1
