@@ -74,6 +74,14 @@ def repair(tokens: Sequence[str], words: int) -> list[str]:
     open at the end are closed, and missing leaves are added at the end of the last
     top-level constituent.  A well-formed sequence comes back unchanged.
     """
+    return linearize(PTBTree(_tolerant_tree(tokens, words)))
+
+
+def _tolerant_tree(tokens: Sequence[str], words: int) -> list[Constituent]:
+    """The top-level constituents ``repair`` reads from ``tokens``; leaves are XX without words.
+
+    For a well-formed sequence this is exactly the tree it writes.
+    """
     root = Constituent("")
     stack = [root]
     leaves = 0
@@ -90,7 +98,7 @@ def repair(tokens: Sequence[str], words: int) -> list[str]:
         _close(stack)
     last = root.children[-1] if root.children and not root.children[-1].is_preterminal else root
     last.children.extend(Constituent(LEAF, word="") for _ in range(words - leaves))
-    return linearize(PTBTree(root.children))
+    return root.children
 
 
 @dataclass(frozen=True)
@@ -139,18 +147,8 @@ def delinearize(tokens: Sequence[str], words: Sequence[str], tags: Sequence[str]
     """The tree of a well-formed sequence, with ``words`` (and ``tags``, else XX) at its leaves."""
     if not is_well_formed(tokens, len(words)):
         raise ValueError(f"not a well-formed tree of {len(words)} words: {' '.join(tokens)}")
-    root = Constituent("")
-    stack = [root]
-    position = 0
-    for token in tokens:
-        if token == LEAF:
-            tag = tags[position] if tags is not None else LEAF
-            stack[-1].children.append(Constituent(tag, word=words[position]))
-            position += 1
-        elif token.startswith("("):
-            node = Constituent(token[1:])
-            stack[-1].children.append(node)
-            stack.append(node)
-        else:
-            stack.pop()
-    return PTBTree(root.children)
+    tree = PTBTree(_tolerant_tree(tokens, len(words)))
+    for position, leaf in enumerate(tree.preterminals()):
+        leaf.word = words[position]
+        leaf.label = tags[position] if tags is not None else LEAF
+    return tree
