@@ -237,7 +237,8 @@ class Seq2SeqParser:
                 if token == self.end_id:
                     finished.append((ids, score))
                 else:
-                    alive.append(((ids + [token], prefix.then(self.targets.strings[token])), score, parent))
+                    following = prefix.then(self.targets.strings[token]) if constrained else prefix
+                    alive.append(((ids + [token], following), score, parent))
             if not alive or len(finished) >= beam:
                 break
             hypotheses = [hypothesis for hypothesis, _, _ in alive]
@@ -298,7 +299,8 @@ class Seq2SeqParser:
                         done[index] = True
                     else:
                         sequences[index].append(token)
-                        prefixes[index] = prefixes[index].then(self.targets.strings[token])
+                        if constrained:
+                            prefixes[index] = prefixes[index].then(self.targets.strings[token])
             if done.all():
                 break
             previous = best.tolist()
