@@ -131,6 +131,14 @@ NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3,
 @click.option("--layers", type=click.IntRange(min=1), help="LSTM depth [TreeLSTMs: 2; seq2seq: 3]")
 @click.option("--hidden", type=click.IntRange(min=1), help="LSTM size [TreeLSTMs: 200; seq2seq: 256]")
 @click.option(
+    "--bidirectional", is_flag=True,
+    help="seq2seq: encode with a forward LSTM too (the paper reads the input reversed only)",
+)
+@click.option(
+    "--word-pointer", is_flag=True,
+    help="seq2seq: feed the decoder the encoding of the next word to place, besides attention (not in the paper)",
+)
+@click.option(
     "--resume", is_flag=True,
     help="continue an interrupted run from MODEL_DIR's last checkpoint (stack-LSTM) or best model (seq2seq); "
     "same data and options",
@@ -140,7 +148,8 @@ NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3,
 @clean_errors
 def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha, explore_p, explore_after,
           pseudo_projective, epochs, max_minutes, batch_size, learning_rate, dropout, context_layers, pretrained,
-          input_format, objective, min_count, layers, hidden, resume, seed, memory_mb) -> None:
+          input_format, objective, min_count, layers, hidden, bidirectional, word_pointer, resume, seed,
+          memory_mb) -> None:
     """Train a parser (or a TreeLSTM with --arch); the best model on dev is kept in MODEL_DIR."""
     defaults = ARCH_DEFAULTS[arch]
     batch_size = defaults[0] if batch_size is None else batch_size
@@ -159,7 +168,11 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
         options = Seq2SeqOptions(
             train=train_file, dev=dev_file, model_dir=model_dir, epochs=epochs, max_minutes=max_minutes,
             batch_size=batch_size, learning_rate=learning_rate, dropout=dropout, seed=seed, pretrained=pretrained,
-            dims=Seq2SeqDimensions(word=hidden, hidden=hidden, layers=layers, attention=hidden), resume=resume,
+            dims=Seq2SeqDimensions(
+                word=hidden, hidden=hidden, layers=layers, attention=hidden, bidirectional=bidirectional,
+                word_pointer=word_pointer,
+            ),
+            resume=resume,
         )
         record = train_seq2seq(options)
         click.echo(

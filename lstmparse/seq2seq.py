@@ -54,6 +54,24 @@ class Seq2SeqDimensions:
     attention: int = 256
     target: int = 64  # embeddings of the output tokens fed back to the decoder
     pretrained: int = 0
+    # Extensions beyond the paper, off by default (its model):
+    bidirectional: bool = False  # a forward LSTM too; each word's memory is both LSTMs' outputs
+    word_pointer: bool = False  # feed the memory of the next word to place (after the XX emitted so far)
+
+    @property
+    def memory(self) -> int:
+        """Size of the encoder's output per word, which attention and the word pointer read."""
+        return self.hidden * (2 if self.bidirectional else 1)
+
+
+@dataclass
+class Memory:
+    """The encoded sentence (batched): what every decoder step reads."""
+
+    outputs: dy.Expression  # (memory x words): each word's encoder output, in sentence order
+    projected: dy.Expression  # W1 times ``outputs``, computed once for attention
+    pointable: dy.Expression | None  # ``outputs`` and a learned column past the last word (word pointer)
+    final: list[dy.Expression]  # the encoder's last state, the decoder's first
 
 
 @dataclass
@@ -89,13 +107,19 @@ class Seq2SeqParser:
                 (len(self.pretrained), dims.pretrained), name="pretrained"
             )
         self.target_embeddings = model.add_lookup_parameters((len(targets), dims.target), name="targets")
+        pointed = dims.memory if dims.word_pointer else 0
         self.encoder = dy.VanillaLSTMBuilder(dims.layers, dims.word + dims.pretrained, dims.hidden, model)
-        self.decoder = dy.VanillaLSTMBuilder(dims.layers, dims.target + dims.hidden, dims.hidden, model)
-        self.attention_encoder = model.add_parameters((dims.attention, dims.hidden), name="W1")
+        self.decoder = dy.VanillaLSTMBuilder(dims.layers, dims.target + dims.memory + pointed, dims.hidden, model)
+        self.attention_encoder = model.add_parameters((dims.attention, dims.memory), name="W1")
         self.attention_decoder = model.add_parameters((dims.attention, dims.hidden), name="W2")
         self.attention_vector = model.add_parameters((1, dims.attention), name="v")
-        self.output_weights = model.add_parameters((len(targets), 2 * dims.hidden), name="outputW")
+        self.output_weights = model.add_parameters((len(targets), dims.hidden + dims.memory + pointed), name="outputW")
         self.output_bias = model.add_parameters((len(targets),), init=0.0, name="outputb")
+        # created last, so that models without them keep their parameter names
+        if dims.bidirectional:
+            self.forward_encoder = dy.VanillaLSTMBuilder(dims.layers, dims.word + dims.pretrained, dims.hidden, model)
+        if dims.word_pointer:
+            self.past_last_word = model.add_parameters((dims.memory,), name="pastLastWord")
         self.dropout = 0.0
         self.training_record: dict = {}
 
@@ -122,15 +146,36 @@ class Seq2SeqParser:
         vocab = self.pretrained
         return [vocab.get(w) or vocab.get(w.lower()) for w in words]
 
-    def encode(self, batch: Sequence[Sequence[str]], train: bool = False):
-        """Encoder outputs as a (hidden x n) matrix, W1 times it, and the final state.
+    def encode(self, batch: Sequence[Sequence[str]], train: bool = False) -> Memory:
+        """What the decoder reads: each word's encoder output, in sentence order, and the final state.
 
-        ``batch`` holds sentences of one length; the input is read reversed.
+        ``batch`` holds sentences of one length.  The paper's encoder reads the input
+        reversed, so its final state, which starts the decoder, has just read the
+        first word; a bidirectional encoder adds a forward LSTM's outputs.
         """
+        inputs = self._input_vectors(batch, train)
+        starts = [builder.initial_state() for builder in self._encoders()]  # before the masks, or DyNet crashes
+        if self.dropout:
+            for builder in self._encoders():
+                builder.set_dropout_masks(len(batch))
+        backward = starts[0].add_inputs(inputs[::-1])
+        outputs = [s.output() for s in reversed(backward)]
+        if self.dims.bidirectional:
+            forward = starts[1].transduce(inputs)
+            outputs = [dy.concatenate([f, b]) for f, b in zip(forward, outputs, strict=True)]
+        matrix = dy.concatenate_cols(outputs)
+        pointable = dy.concatenate_cols(outputs + [self.past_last_word]) if self.dims.word_pointer else None
+        return Memory(matrix, self.attention_encoder * matrix, pointable, backward[-1].s())
+
+    def _encoders(self) -> list:
+        return [self.encoder, self.forward_encoder] if self.dims.bidirectional else [self.encoder]
+
+    def _input_vectors(self, batch: Sequence[Sequence[str]], train: bool) -> list[dy.Expression]:
+        """Each position's batched word vector: learned, with the fixed pretrained one if any."""
         ids = [self.word_ids(words, train) for words in batch]
         pretrained = [self._pretrained_ids(words) for words in batch] if self.pretrained is not None else None
         inputs = []
-        for position in reversed(range(len(batch[0]))):
+        for position in range(len(batch[0])):
             vector = dy.lookup_batch(self.word_embeddings, [sentence[position] for sentence in ids])
             if pretrained is not None:
                 fixed = dy.lookup_batch(
@@ -138,38 +183,45 @@ class Seq2SeqParser:
                 )
                 vector = dy.concatenate([vector, fixed])
             inputs.append(vector)
-        state = self.encoder.initial_state()
-        if self.dropout:
-            self.encoder.set_dropout_masks(len(batch))
-        states = state.add_inputs(inputs)
-        outputs = dy.concatenate_cols([s.output() for s in states])
-        return outputs, self.attention_encoder * outputs, states[-1].s()
+        return inputs
 
-    def _attend(self, outputs, projected, decoder_output):
+    def _attend(self, memory: Memory, decoder_output):
         """The context d'_t: encoder outputs weighted by softmax(v^T tanh(W1 h_i + W2 d_t))."""
-        scores = self.attention_vector * dy.tanh(dy.colwise_add(projected, self.attention_decoder * decoder_output))
-        return outputs * dy.softmax(dy.transpose(scores))
+        scores = self.attention_vector * dy.tanh(
+            dy.colwise_add(memory.projected, self.attention_decoder * decoder_output)
+        )
+        return memory.outputs * dy.softmax(dy.transpose(scores))
 
-    def _step(self, memory, decoder_state, previous_ids, context):
+    def _step(self, memory: Memory, decoder_state, previous_ids, context, placed: Sequence[int]):
         """One decoder step: (new state, its context, the output scores).
 
-        ``memory`` is the encoder's (outputs, W1 outputs) that attention reads.
+        ``placed`` counts the words each sequence has placed (XX emitted); with the
+        word pointer, the memory of the next word is an input and an output feature.
         """
-        previous = dy.lookup_batch(self.target_embeddings, previous_ids)
-        state = decoder_state.add_input(dy.concatenate([previous, context]))
+        inputs = [dy.lookup_batch(self.target_embeddings, previous_ids), context]
+        if self.dims.word_pointer:
+            pointed = dy.pick_batch(memory.pointable, list(placed), dim=1)
+            inputs.append(pointed)
+        state = decoder_state.add_input(dy.concatenate(inputs))
         output = state.output()
-        context = self._attend(*memory, output)
-        features = dy.concatenate([output, context])
+        context = self._attend(memory, output)
+        features = [output, context, pointed] if self.dims.word_pointer else [output, context]
+        features = dy.concatenate(features)
         if self.dropout:
             features = dy.dropout(features, self.dropout)
         return state, context, dy.affine_transform([self.output_bias, self.output_weights, features])
+
+    @staticmethod
+    def _pointer(placed: np.ndarray, words: Sequence[str]) -> list[int]:
+        """The memory column of the next word to place: past the last word once all are placed."""
+        return np.minimum(placed, len(words)).tolist()
 
     def _start(self, batch_size: int, final_state):
         """The decoder's first state (the encoder's last) and an all-zero first context."""
         state = self.decoder.initial_state(final_state)
         if self.dropout:
             self.decoder.set_dropout_masks(batch_size)
-        context = dy.zeros((self.dims.hidden,), batch_size=batch_size)
+        context = dy.zeros((self.dims.memory,), batch_size=batch_size)
         return state, context
 
     # -- training ----------------------------------------------------------------
@@ -181,21 +233,23 @@ class Seq2SeqParser:
         with END and masked.  ``train`` replaces singletons by UNK at random.
         """
         sources = [words for words, _ in batch]
-        outputs, projected, final = self.encode(sources, train=train)
+        memory = self.encode(sources, train=train)
         targets = [[self.targets.get(t) for t in tokens] + [self.end_id] for _, tokens in batch]
         longest = max(len(t) for t in targets)
-        state, context = self._start(len(batch), final)
+        state, context = self._start(len(batch), memory.final)
         previous = [self.end_id] * len(batch)
+        placed = np.zeros(len(batch), dtype=int)
         losses = []
         for step in range(longest):
             gold = [t[step] if step < len(t) else self.end_id for t in targets]
-            state, context, scores = self._step((outputs, projected), state, previous, context)
+            state, context, scores = self._step(memory, state, previous, context, self._pointer(placed, sources[0]))
             loss = dy.pickneglogsoftmax_batch(scores, gold)
             if any(step >= len(t) for t in targets):
                 mask = [1.0 if step < len(t) else 0.0 for t in targets]
                 loss = loss * dy.inputTensor(mask, batched=True)
             losses.append(loss)
             previous = gold
+            placed += np.array(gold) == self.leaf_id
         return dy.sum_batches(dy.esum(losses))
 
     def log_prob(self, words: Sequence[str], tokens: Sequence[str]) -> float:
@@ -218,14 +272,15 @@ class Seq2SeqParser:
         dy.renew_cg()
         self.set_dropout(0.0)
         max_length = max_length or max_output_length(len(words))
-        outputs, projected, final = self.encode([words])
-        state, context = self._start(1, final)
+        memory = self.encode([words])
+        state, context = self._start(1, memory.final)
         hypotheses = [([], Prefix())]  # token ids and what they allow next
         scores = np.zeros(1)
+        placed = np.zeros(1, dtype=int)
         finished: list[tuple[list[int], float]] = []
         for _ in range(max_length):
             previous = [ids[-1] if ids else self.end_id for ids, _ in hypotheses]
-            state, context, output = self._step((outputs, projected), state, previous, context)
+            state, context, output = self._step(memory, state, previous, context, self._pointer(placed, words))
             log_probs = self._log_probs(output, [prefix for _, prefix in hypotheses], len(words), constrained)
             totals = log_probs + scores[None, :]
             best = [i for i in np.argsort(totals, axis=None)[::-1][:beam] if np.isfinite(totals.flat[i])]
@@ -244,6 +299,7 @@ class Seq2SeqParser:
             hypotheses = [hypothesis for hypothesis, _, _ in alive]
             scores = np.array([score for _, score, _ in alive])
             parents = [parent for _, _, parent in alive]
+            placed = np.array([ids.count(self.leaf_id) for ids, _ in hypotheses])
             state = self.decoder.initial_state([dy.pick_batch_elems(v, parents) for v in state.s()])
             context = dy.pick_batch_elems(context, parents)
         else:
@@ -281,15 +337,16 @@ class Seq2SeqParser:
         """Beam 1 for sentences of one length at once: each step is one batched operation."""
         dy.renew_cg()
         self.set_dropout(0.0)
-        outputs, projected, final = self.encode(batch)
-        state, context = self._start(len(batch), final)
+        memory = self.encode(batch)
+        state, context = self._start(len(batch), memory.final)
         previous = [self.end_id] * len(batch)
         sequences: list[list[int]] = [[] for _ in batch]
         prefixes = [Prefix()] * len(batch)
         scores = np.zeros(len(batch))
         done = np.zeros(len(batch), dtype=bool)
+        placed = np.zeros(len(batch), dtype=int)
         for _ in range(max_output_length(len(batch[0]))):
-            state, context, output = self._step((outputs, projected), state, previous, context)
+            state, context, output = self._step(memory, state, previous, context, self._pointer(placed, batch[0]))
             log_probs = self._log_probs(output, prefixes, len(batch[0]), constrained)
             best = np.argmax(log_probs, axis=0)
             for index, token in enumerate(best.tolist()):
@@ -304,6 +361,7 @@ class Seq2SeqParser:
             if done.all():
                 break
             previous = best.tolist()
+            placed += best == self.leaf_id
         return [(self._strings(ids), float(score)) for ids, score in zip(sequences, scores, strict=True)]
 
     def decode(self, words: Sequence[str], beam: int = 10, constrained: bool = False) -> Decoded:

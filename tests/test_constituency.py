@@ -255,6 +255,33 @@ def trained_model(small_gum, tmp_path_factory) -> Path:
     return model
 
 
+@pytest.fixture(scope="module")
+def extended_model(small_gum, tmp_path_factory) -> Path:
+    """A model with the extensions beyond the paper: bidirectional encoder and word pointer."""
+    train, dev = small_gum
+    model = tmp_path_factory.mktemp("s2s_ext") / "model"
+    result = lstmparse(
+        "train", "--arch", "seq2seq", "--train", str(train), "--dev", str(dev), "--model-dir", str(model),
+        "--epochs", "3", "--layers", "1", "--hidden", "32", "--seed", "3", "--bidirectional", "--word-pointer",
+    )
+    assert result.returncode == 0, result.stderr
+    return model
+
+
+@pytest.fixture(params=["paper", "extended"])
+def any_model(request, trained_model: Path, extended_model: Path) -> Path:
+    return trained_model if request.param == "paper" else extended_model
+
+
+def test_the_extensions_are_stored_with_the_model(extended_model: Path, trained_model: Path) -> None:
+    import lstmparse as api
+
+    extended = api.load_constituency(extended_model).model.dims
+    assert (extended.bidirectional, extended.word_pointer, extended.memory) == (True, True, 64)
+    paper = api.load_constituency(trained_model).model.dims
+    assert (paper.bidirectional, paper.word_pointer, paper.memory) == (False, False, 48)
+
+
 def test_training_lowers_the_loss_and_keeps_the_best_dev_f1(trained_model: Path) -> None:
     import json
 
@@ -333,10 +360,10 @@ def test_parse_text_writes_one_tree_per_line_with_xx_tags(trained_model: Path) -
     assert len(result.stdout.splitlines()) == 2
 
 
-def test_batched_greedy_decoding_equals_beam_one(trained_model: Path, small_gum) -> None:
+def test_batched_greedy_decoding_equals_beam_one(any_model: Path, small_gum) -> None:
     import lstmparse as api
 
-    parser = api.load_constituency(trained_model)
+    parser = api.load_constituency(any_model)
     sentences = [t.words for t in read_ptb(small_gum[1])][:12]
     for constrained in (False, True):
         batched = parser.model.decode_many(sentences, beam=1, constrained=constrained)
@@ -345,10 +372,10 @@ def test_batched_greedy_decoding_equals_beam_one(trained_model: Path, small_gum)
         assert [d.log_prob for d in batched] == pytest.approx([d.log_prob for d in single], abs=1e-3)
 
 
-def test_beam_scores_are_the_sequences_log_probabilities_best_first(trained_model: Path, small_gum) -> None:
+def test_beam_scores_are_the_sequences_log_probabilities_best_first(any_model: Path, small_gum) -> None:
     import lstmparse as api
 
-    parser = api.load_constituency(trained_model)
+    parser = api.load_constituency(any_model)
     short = [t.words for t in read_ptb(small_gum[1]) if len(t) <= 8][:6]
     assert short
     for words in short:
@@ -383,10 +410,10 @@ def test_a_dependency_model_refuses_bracketed_input() -> None:
     assert "constituency" in result.stderr
 
 
-def test_random_token_lists_parse_into_trees_of_their_length(trained_model: Path) -> None:
+def test_random_token_lists_parse_into_trees_of_their_length(any_model: Path) -> None:
     import lstmparse as api
 
-    parser = api.load_constituency(trained_model)
+    parser = api.load_constituency(any_model)
     rng = random.Random(5)
     sentences = [[rng.choice(["a", "the", "of", "xyzzy", ",", "."]) for _ in range(rng.randint(1, 30))]
                  for _ in range(10)]
