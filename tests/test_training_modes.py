@@ -93,3 +93,17 @@ def test_resume_refuses_a_model_trained_on_other_data(tmp_path, small_treebank, 
     )
     with pytest.raises(ConfigurationError, match="other data"):
         train(other, log=io.StringIO())
+
+
+def test_minibatches_keep_learning_at_a_sentence_learning_rate(tmp_path, small_treebank):
+    """Batches of 8 summed losses still learn: the clipping limit grows with the batch.
+
+    Clipped at one sentence's limit, the loss per action of this run only fell from
+    2.54 to 2.18 in four epochs (batch 1: 2.21 to 0.86).
+    """
+    options = TrainingOptions(
+        train=str(small_treebank["train"]), model_dir=str(tmp_path / "m"), features=["words", "pos"], epochs=4,
+        batch_size=8,
+    )
+    losses = [e["loss_per_action"] for e in train(options, log=io.StringIO())["epochs"]]
+    assert losses[-1] < 0.7 * losses[0]
