@@ -240,13 +240,19 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
     help="parse with N processes (output stays in input order)",
 )
 @click.option(
+    "--batch-size", default=32, show_default=True, type=click.IntRange(min=1),
+    help="dependency models: parses advanced together in lock-step, sentences x beam (1: one sentence at a time; "
+    "the output is the same, larger batches are faster and take more memory)",
+)
+@click.option(
     "--constrained/--unconstrained", default=True, show_default=True,
     help="constituency models: search only well-formed trees, or (the paper's way) repair malformed output",
 )
 @click.option("--quiet", is_flag=True, help="no progress or speed report on stderr")
 @click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=int)
 @clean_errors
-def parse(model_dir, input_file, output_file, input_format, beam, kbest, constrained, jobs, quiet, memory_mb) -> None:
+def parse(model_dir, input_file, output_file, input_format, beam, kbest, batch_size, constrained, jobs, quiet,
+          memory_mb) -> None:
     """Parse CoNLL-U, CoNLL-X or tokenized text; write CoNLL-U (bracketed trees with a constituency model)."""
     from lstmparse.model_io import DEFAULT_MODEL, model_arch
 
@@ -267,7 +273,7 @@ def parse(model_dir, input_file, output_file, input_format, beam, kbest, constra
     parser = Parser.load(model_dir)  # with --jobs too: a bad model fails here, with a clean error, not in a worker
     load_seconds = time.time() - load_start
     start, sentences, words = time.time(), 0, 0
-    parsed = _parsed(parser, input_file, input_format, beam, kbest, jobs, model_dir, memory_mb)
+    parsed = _parsed(parser, input_file, input_format, beam, kbest, batch_size, jobs, model_dir, memory_mb)
     for candidates in _written(output_file, parsed, lambda cs: "".join(c.to_conllu() for c in cs), quiet):
         sentences += 1
         words += len(candidates[0])
@@ -324,17 +330,19 @@ def _parse_constituency(
         )
 
 
-def _parsed(parser, input_file: str, input_format: str, beam: int, kbest: int, jobs: int, model_dir, memory_mb):
-    """Lists of parsed candidates per input sentence: greedy one at a time, or beam search."""
+def _parsed(
+    parser, input_file: str, input_format: str, beam: int, kbest: int, batch_size: int, jobs: int, model_dir, memory_mb
+):
+    """Lists of parsed candidates per input sentence: greedy or beam search, ``batch_size`` at a time."""
     from lstmparse.formats import read_sentences
     from lstmparse.parallel import parse_in_processes
 
     sentences = read_sentences(input_file, input_format)
     if jobs > 1:
-        return parse_in_processes(model_dir, sentences, jobs, beam, kbest, memory_mb)
+        return parse_in_processes(model_dir, sentences, jobs, beam, kbest, memory_mb, batch_size)
     if beam == 1:
-        return ([sentence] for sentence in parser.parse(sentences))
-    return parser.parse_kbest(sentences, beam, kbest)
+        return ([sentence] for sentence in parser.parse(sentences, batch_size))
+    return parser.parse_kbest(sentences, beam, kbest, batch_size)
 
 
 @main.command()

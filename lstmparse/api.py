@@ -37,15 +37,21 @@ class Parser:
             raise ModelError(f"{path}: no such model directory")
         return cls(StackLSTMParser.load(str(path)))
 
-    def parse(self, sentences: Iterable[Sentence | Sequence[str]]) -> Iterator[Sentence]:
+    def parse(self, sentences: Iterable[Sentence | Sequence[str]], batch_size: int = 32) -> Iterator[Sentence]:
         """Parse sentences (``Sentence`` objects or lists of word forms), in order.
 
         Each result is a copy of the input sentence with HEAD and DEPREL filled in;
-        ``result.to_conllu()`` writes it with every other input byte kept.
+        ``result.to_conllu()`` writes it with every other input byte kept.  Greedy
+        decoding advances ``batch_size`` sentences in lock-step (the trees are those
+        of one sentence at a time, ``batch_size=1``, only found faster; larger
+        batches take more memory, see bench/RESULTS.md).
         """
-        for sentence in map(_as_sentence, sentences):
-            heads, deprels = self.model.parse(sentence.tokens)
-            yield with_tree(sentence, heads, deprels)
+        if batch_size == 1:
+            for sentence in map(_as_sentence, sentences):
+                yield with_tree(sentence, *self.model.parse(sentence.tokens))
+            return
+        for sentence, (best,) in self._decoded(sentences, 1, 1, batch_size):
+            yield with_tree(sentence, best.heads, best.labels)
 
     def parse_file(self, path: str, fmt: str = "conllu") -> Iterator[Sentence]:
         """Parse every sentence of a file (``-`` = stdin) lazily."""
@@ -58,20 +64,28 @@ class Parser:
 
         Each candidate carries ``# kbest_rank = r`` and ``# parser_score = s`` (the
         total log-probability of its derivation) after the input's comments: the
-        input format of ``lstmparse rerank``.  Sentences are decoded ``batch_size``
-        at a time, all their hypotheses advanced together.
+        input format of ``lstmparse rerank``.  ``batch_size`` hypotheses are
+        advanced together: ``batch_size // beam`` sentences at a time (at least one).
+        """
+        for sentence, candidates in self._decoded(sentences, beam, kbest, batch_size):
+            yield [
+                with_tree(sentence, c.heads, c.labels).with_comments(
+                    [f"# kbest_rank = {rank}", f"# parser_score = {c.score:.4f}"]
+                )
+                for rank, c in enumerate(candidates, start=1)
+            ]
+
+    def _decoded(self, sentences: Iterable, beam: int, kbest: int, batch_size: int) -> Iterator[tuple[Sentence, list]]:
+        """Each input sentence with its candidates; ``batch_size`` hypotheses advance in lock-step.
+
+        The decoder's graph holds every value of a batch until it is done, so memory
+        grows with sentences times beam.
         """
         from .decoding import BatchDecoder
 
         decoder = BatchDecoder(self.model)
-        for batch in _batches((_as_sentence(s) for s in sentences), batch_size):
-            for sentence, candidates in zip(batch, decoder.parse([s.tokens for s in batch], beam, kbest), strict=True):
-                yield [
-                    with_tree(sentence, c.heads, c.labels).with_comments(
-                        [f"# kbest_rank = {rank}", f"# parser_score = {c.score:.4f}"]
-                    )
-                    for rank, c in enumerate(candidates, start=1)
-                ]
+        for batch in _batches((_as_sentence(s) for s in sentences), max(1, batch_size // beam)):
+            yield from zip(batch, decoder.parse([s.tokens for s in batch], beam, kbest), strict=True)
 
 
 @dataclasses.dataclass

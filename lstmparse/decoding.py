@@ -9,21 +9,25 @@ matrix-matrix operation, with DyNet's own builders and parameters.
 
 DyNet's automatic batching cannot do this: a parser must read its scores after
 every step, and each such forward pass re-batches the whole graph (quadratic in
-the sentence).  Decoding needs no gradients, though, so values can leave the graph:
-a pushed stack-LSTM state is kept as NumPy arrays and fed back as the batched
-initial state of the next push.  Stack pointers stay persistent (a pointer is a
-node with a link to the one below), so beam hypotheses share their history.
+the sentence).  So the batching is explicit, in one graph per batch of sentences
+with autobatching off, where forward passes are incremental.  A value (a pushed
+stack-LSTM state, a token vector, a composition) is a :class:`Slot`: one element
+of a batched expression.  A batched operation gathers its inputs from wherever
+they were computed with ``pick_batch_elems`` (one node per source expression, not
+per parse) and ``concatenate_to_batch``; values never leave the graph, since
+copying them through NumPy costs about 65 ns per number each way, more than the
+arithmetic.  Stack pointers stay persistent (a pointer is a node with a link to
+the one below), so beam hypotheses share their history.
 
-Transitions create *pending* pushes and compositions; :func:`materialize` computes
-the pending nodes the next scoring needs in dependency waves, one batched DyNet
-computation per stack LSTM (or the composition) and wave.  With a beam of 1 the
+Transitions create *pending* pushes and compositions; :func:`materialize` builds
+the pending nodes the next scoring needs in dependency waves, one batched
+operation per stack LSTM (or the composition) and wave.  With a beam of 1 the
 trees are those of :meth:`StackLSTMParser.parse`.
 """
 
 from __future__ import annotations
 
-import heapq
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,6 +39,8 @@ from .parser import NeuralConfiguration, StackLSTMParser
 from .stack_lstm import StackLSTM
 from .systems import Configuration
 
+FINISHED = -1  # the "action" that keeps a finished hypothesis in the beam
+
 
 @dataclass
 class Candidate:
@@ -45,12 +51,21 @@ class Candidate:
     score: float
 
 
+class Slot:
+    """Element ``index`` of batched expressions of batch size ``size``: where a value lives."""
+
+    __slots__ = ("expressions", "index", "size")
+
+    def __init__(self, expressions: list[dy.Expression], index: int, size: int) -> None:
+        self.expressions, self.index, self.size = expressions, index, size
+
+
 class Node:
-    """A value computed in a batched wave: a stack-LSTM state or a composed vector."""
+    """A value built in a batched wave: a stack-LSTM state or a composed vector."""
 
     __slots__ = ("value",)
 
-    def __init__(self, value=None) -> None:
+    def __init__(self, value: Slot | None = None) -> None:
         self.value = value
 
     def inputs(self) -> tuple[Node, ...]:
@@ -62,7 +77,7 @@ class Vector(Node):
 
     __slots__ = ("head", "dependent", "action")
 
-    def __init__(self, value: np.ndarray | None = None, head=None, dependent=None, action: int = -1) -> None:
+    def __init__(self, value: Slot | None = None, head=None, dependent=None, action: int = -1) -> None:
         super().__init__(value)
         self.head, self.dependent, self.action = head, dependent, action
 
@@ -71,11 +86,13 @@ class Vector(Node):
 
 
 class Pointer(Node):
-    """A persistent stack-LSTM pointer; ``value`` is the list of its LSTM state arrays."""
+    """A persistent stack-LSTM pointer; its value's expressions are the LSTM state (c..., h...)."""
 
     __slots__ = ("lstm", "below", "input", "depth")
 
-    def __init__(self, lstm: StackLSTM, below: Pointer | None, input: Vector | None, depth: int, value=None) -> None:
+    def __init__(
+        self, lstm: StackLSTM, below: Pointer | None, input: Vector | None, depth: int, value: Slot | None = None
+    ) -> None:
         super().__init__(value)
         self.lstm, self.below, self.input, self.depth = lstm, below, input, depth
 
@@ -89,9 +106,6 @@ class Pointer(Node):
         if self.below is None or self.depth == 0:
             raise IndexError("pop from an empty stack LSTM")
         return self.below
-
-    def summary(self) -> np.ndarray:
-        return self.value[-1]  # the top layer's h is the LSTM output
 
 
 class LockstepConfiguration(NeuralConfiguration):
@@ -127,17 +141,6 @@ class BatchDecoder:
         self.system = parser.system
         for stack in (parser.stack_lstm, parser.buffer_lstm, parser.action_lstm):
             stack.builder.disable_dropout()
-        dy.renew_cg()
-        self.empty_stacks = tuple(self._empty(stack) for stack in (parser.stack_lstm, parser.buffer_lstm,
-                                                                       parser.action_lstm))
-        self.root = Vector(parser.root_vector.npvalue())
-        table = parser.action_history_embeddings.as_array()
-        self.action_vectors = [Vector(row) for row in table]
-
-    @staticmethod
-    def _empty(stack: StackLSTM) -> Pointer:
-        state = stack.builder.initial_state().add_input(stack.guard)
-        return Pointer(stack, None, None, 0, value=[e.npvalue() for e in state.s()])
 
     def parse(self, sentences: Sequence[Sequence[Token]], beam: int = 1, kbest: int = 1) -> list[list[Candidate]]:
         """The ``kbest`` best distinct trees of each sentence, best first, found with a beam.
@@ -148,76 +151,108 @@ class BatchDecoder:
         """
         if beam < 1 or kbest < 1:
             raise ValueError("beam and kbest must be at least 1")
+        if not sentences:
+            return []
+        dy.renew_cg(autobatching=False)  # one graph for the batch; batching is explicit
+        self._start_graph()
         beams = [[self._initial(tokens, vectors)] for tokens, vectors in zip(sentences, self._token_vectors(sentences),
                                                                              strict=True)]
-        while True:
-            unfinished = [c for hyps in beams for c in hyps if not self.system.is_final(c)]
-            if not unfinished:
-                break
+        active = list(range(len(beams)))  # sentences with unfinished hypotheses
+        while active:
+            unfinished = [c for i in active for c in beams[i] if not self.system.is_final(c)]
             expansions = self._expansions(unfinished)
-            beams = [self._prune(hyps, expansions, beam) for hyps in beams]
+            for i in active:
+                beams[i] = self._prune(beams[i], expansions, beam)
+            active = [i for i in active if not all(self.system.is_final(c) for c in beams[i])]
         return [self._candidates(hyps, kbest) for hyps in beams]
 
-    def _initial(self, tokens: Sequence[Token], vectors: np.ndarray) -> LockstepConfiguration:
-        word_vectors = [self.root, *(Vector(v) for v in vectors)]
-        return self.system.initial(len(tokens), LockstepConfiguration, decoder=self, vectors=word_vectors)
+    def _start_graph(self) -> None:
+        """The values every parse starts from, in the new graph: empty stacks, root, action vectors."""
+        parser = self.parser
+        self.empty_stacks = tuple(
+            _empty(stack) for stack in (parser.stack_lstm, parser.buffer_lstm, parser.action_lstm)
+        )
+        self.root = Vector(Slot([parser.root_vector.expr()], 0, 1))
+        actions = len(self.system.actions)
+        table = dy.lookup_batch(parser.action_history_embeddings, list(range(actions)))
+        self.action_vectors = [Vector(Slot([table], a, actions)) for a in range(actions)]
 
-    def _token_vectors(self, sentences: Sequence[Sequence[Token]]) -> list[np.ndarray]:
-        """Token vectors of every sentence, one row per word, from one graph."""
-        dy.renew_cg()
+    def _initial(self, tokens: Sequence[Token], vectors: list[Vector]) -> LockstepConfiguration:
+        return self.system.initial(len(tokens), LockstepConfiguration, decoder=self, vectors=[self.root, *vectors])
+
+    def _token_vectors(self, sentences: Sequence[Sequence[Token]]) -> list[list[Vector]]:
+        """Each sentence's token vectors, all elements of one batched expression."""
         tokens = self.parser.tokens
         if tokens.context is None:  # words are encoded independently: one run for the whole batch
-            flat = [t for sentence in sentences for t in sentence]
-            values = _columns(tokens.encode(flat, train=False))
-            bounds = np.cumsum([0, *(len(s) for s in sentences)])
-            return [values[:, bounds[i] : bounds[i + 1]].T for i in range(len(sentences))]
-        return [_columns(tokens.encode(sentence, train=False)).T for sentence in sentences]
+            expressions = tokens.encode([t for sentence in sentences for t in sentence], train=False)
+        else:
+            expressions = [e for sentence in sentences for e in tokens.encode(sentence, train=False)]
+        table = dy.concatenate_to_batch(expressions)
+        vectors = [Vector(Slot([table], i, len(expressions))) for i in range(len(expressions))]
+        bounds = np.cumsum([0, *(len(s) for s in sentences)]).tolist()
+        return [vectors[bounds[i] : bounds[i + 1]] for i in range(len(sentences))]
 
-    def _expansions(self, configs: list[LockstepConfiguration]) -> dict[int, list[tuple[float, int]]]:
-        """Scored legal actions (total log-probability, action) of each configuration, by id."""
+    def _expansions(self, configs: list[LockstepConfiguration]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Each configuration's legal actions and their total log-probabilities, by id."""
         expansions = {}
         to_score = []
         for config in configs:
             legal = self.system.legal(config)
             if len(legal) == 1:
-                expansions[id(config)] = [(config.score, legal[0])]
+                expansions[id(config)] = (np.array([config.score]), np.array(legal))
             else:
                 to_score.append((config, legal))
         if to_score:
             materialize([p for config, _ in to_score for p in config.tops()], self.parser)
-            scores = self._scores([config for config, _ in to_score])
-            for (config, legal), column in zip(to_score, scores.T, strict=True):
-                log_probs = _log_softmax(column[legal])
-                expansions[id(config)] = [(config.score + lp, a) for lp, a in zip(log_probs, legal, strict=True)]
+            log_probs = _legal_log_softmax(self._scores([config for config, _ in to_score]),
+                                           [legal for _, legal in to_score])
+            for column, (config, legal) in enumerate(to_score):
+                actions = np.array(legal)
+                expansions[id(config)] = (config.score + log_probs[actions, column], actions)
         return expansions
 
     def _scores(self, configs: list[LockstepConfiguration]) -> np.ndarray:
         """Action scores, one column per configuration, in one batched forward pass."""
-        summaries = np.stack([np.concatenate([p.summary() for p in config.tops()]) for config in configs], axis=1)
-        dy.renew_cg()
-        return self.parser.action_scores(_batched(summaries)).npvalue().reshape(-1, len(configs))
+        tops = [config.tops() for config in configs]
+        summaries = [_gather([pointers[i].value for pointers in tops], -1) for i in range(3)]
+        scores = self.parser.action_scores(dy.concatenate(summaries))
+        return scores.npvalue().reshape(-1, len(configs))
 
     def _prune(self, hypotheses: list[LockstepConfiguration], expansions: dict, beam: int) -> list:
-        """The ``beam`` best successors of one sentence's hypotheses (finished ones stay)."""
-        options = []
+        """The ``beam`` best successors of one sentence's hypotheses (finished ones stay).
+
+        Ties go to the earlier hypothesis and action, as ``argmax`` in greedy decoding.
+        """
+        if len(hypotheses) == 1 and beam == 1:  # greedy
+            config = hypotheses[0]
+            scores, legal = expansions[id(config)]
+            best = int(np.argmax(scores))
+            self.parser.step(config, int(legal[best]))
+            config.score = float(scores[best])
+            return hypotheses
+        totals, parents, actions = [], [], []
         for index, config in enumerate(hypotheses):
             if self.system.is_final(config):
-                options.append((config.score, index, None))
+                scores, legal = np.array([config.score]), np.array([FINISHED])
             else:
-                options.extend((score, index, action) for score, action in expansions[id(config)])
-        kept = heapq.nlargest(beam, options, key=lambda option: option[0])
-        uses = defaultdict(int)
-        for _, index, _ in kept:
-            uses[index] += 1
+                scores, legal = expansions[id(config)]
+            totals.append(scores)
+            parents.append(np.full(len(scores), index))
+            actions.append(legal)
+        totals_all = np.concatenate(totals)
+        kept = np.argsort(-totals_all, kind="stable")[:beam] if beam > 1 else [int(np.argmax(totals_all))]
+        parent_of, action_of = np.concatenate(parents), np.concatenate(actions)
+        uses = Counter(parent_of[kept].tolist())
         successors = []
-        for score, index, action in kept:
+        for option in kept:
+            index, action = int(parent_of[option]), int(action_of[option])
             config = hypotheses[index]
             uses[index] -= 1
             if uses[index]:  # a later successor still needs the original
                 config = config.copy()
-            if action is not None:
+            if action != FINISHED:
                 self.parser.step(config, action)
-                config.score = score
+                config.score = float(totals_all[option])
             successors.append(config)
         return successors
 
@@ -261,52 +296,71 @@ def _levels(needed: Sequence[Node]) -> dict[int, tuple[int, Node]]:
 
 
 def _compute_wave(ready: list[Node], parser: StackLSTMParser) -> None:
-    """One graph: a batched push per stack LSTM and one batched composition."""
+    """A batched push per stack LSTM and one batched composition, added to the graph."""
     groups: dict[object, list[Node]] = defaultdict(list)
     for node in ready:
         groups[node.lstm if isinstance(node, Pointer) else Vector].append(node)
-    dy.renew_cg()
-    results = []
     for key, nodes in groups.items():
         if key is Vector:
-            results.append((nodes, [_compose(parser, nodes)]))
+            _compose(parser, nodes)
         else:
-            results.append((nodes, _push(key, nodes)))
-    for nodes, expressions in results:
-        arrays = [e.npvalue().reshape(-1, len(nodes)) for e in expressions]
-        for j, node in enumerate(nodes):
-            columns = [a[:, j] for a in arrays]
-            node.value = columns if isinstance(node, Pointer) else columns[0]
+            _push(key, nodes)
 
 
-def _push(lstm: StackLSTM, nodes: list[Pointer]) -> list[dy.Expression]:
-    """The LSTM states after pushing each node's input onto the state below it."""
+def _push(lstm: StackLSTM, nodes: list[Pointer]) -> None:
+    """Each node's LSTM state: its input pushed onto the state below it."""
+    nodes.sort(key=lambda node: (id(node.below.value.expressions[0]), node.below.value.index))  # fewer gathers
     below = [node.below.value for node in nodes]
-    state = [_batched(np.stack([b[k] for b in below], axis=1)) for k in range(len(below[0]))]
-    inputs = _batched(np.stack([node.input.value for node in nodes], axis=1))
-    return lstm.builder.initial_state(state).add_input(inputs).s()
+    state = [_gather(below, k) for k in range(len(below[0].expressions))]
+    inputs = _gather([node.input.value for node in nodes], 0)
+    states = lstm.builder.initial_state(state).add_input(inputs).s()
+    for index, node in enumerate(nodes):
+        node.value = Slot(states, index, len(nodes))
 
 
-def _compose(parser: StackLSTMParser, nodes: list[Vector]) -> dy.Expression:
-    heads = _batched(np.stack([node.head.value for node in nodes], axis=1))
-    dependents = _batched(np.stack([node.dependent.value for node in nodes], axis=1))
+def _compose(parser: StackLSTMParser, nodes: list[Vector]) -> None:
+    heads = _gather([node.head.value for node in nodes], 0)
+    dependents = _gather([node.dependent.value for node in nodes], 0)
     relations = dy.lookup_batch(parser.composition_action_embeddings, [node.action for node in nodes])
     inputs = dy.concatenate([heads, dependents, relations])
-    return dy.tanh(dy.affine_transform([parser.composition_bias, parser.composition, inputs]))
+    composed = dy.tanh(dy.affine_transform([parser.composition_bias, parser.composition, inputs]))
+    for index, node in enumerate(nodes):
+        node.value = Slot([composed], index, len(nodes))
 
 
-def _batched(matrix: np.ndarray) -> dy.Expression:
-    """A (dim, batch) array as a batched DyNet expression."""
-    if matrix.shape[1] == 1:  # DyNet's batched input rejects a batch of one
-        return dy.inputVector(matrix[:, 0])
-    return dy.inputTensor(matrix, batched=True)
+def _empty(stack: StackLSTM) -> Pointer:
+    """The empty stack of the current graph: the guard pushed."""
+    state = stack.builder.initial_state().add_input(stack.guard)
+    return Pointer(stack, None, None, 0, value=Slot(state.s(), 0, 1))
 
 
-def _columns(vectors: list[dy.Expression]) -> np.ndarray:
-    """The values of equally sized vectors as the columns of a matrix (one forward pass)."""
-    return dy.concatenate_cols(vectors).npvalue().reshape(-1, len(vectors))
+def _gather(slots: Sequence[Slot], k: int) -> dy.Expression:
+    """The ``k``-th expressions of ``slots`` as one batch, in order.
+
+    Consecutive slots from one source expression are picked with one node, and a
+    whole source taken in order is used as it is.
+    """
+    parts = []
+    start = 0
+    for end in range(1, len(slots) + 1):
+        if end == len(slots) or slots[end].expressions[k] is not slots[start].expressions[k]:
+            parts.append(_picked(slots[start:end], k))
+            start = end
+    return parts[0] if len(parts) == 1 else dy.concatenate_to_batch(parts)
 
 
-def _log_softmax(scores: np.ndarray) -> np.ndarray:
-    shifted = scores - np.max(scores)
-    return shifted - np.log(np.sum(np.exp(shifted)))
+def _picked(run: Sequence[Slot], k: int) -> dy.Expression:
+    source = run[0].expressions[k]
+    indices = [slot.index for slot in run]
+    if len(indices) == run[0].size and indices == list(range(len(indices))):
+        return source
+    return dy.pick_batch_elems(source, indices)
+
+
+def _legal_log_softmax(scores: np.ndarray, legal: Sequence[Sequence[int]]) -> np.ndarray:
+    """Log-softmax of each column of ``scores`` over that column's legal actions (others: -inf)."""
+    masked = np.full(scores.shape, -np.inf)
+    for column, actions in enumerate(legal):
+        masked[actions, column] = scores[actions, column]
+    shifted = masked - masked.max(axis=0)
+    return shifted - np.log(np.exp(shifted).sum(axis=0))

@@ -22,7 +22,7 @@ _parser = None  # the model loaded in a worker process
 
 def parse_in_processes(
     model_path: str | None, sentences: Iterable[Sentence], jobs: int, beam: int = 1, kbest: int = 1,
-    memory_mb: int = backend.DEFAULT_MEMORY_MB,
+    memory_mb: int = backend.DEFAULT_MEMORY_MB, batch_size: int = 32,
 ) -> Iterator[list[Sentence]]:
     """For each input sentence, in order, its list of parsed candidates (one when greedy)."""
     from .api import _batches  # DyNet is configured by now (the caller loaded its model)
@@ -30,7 +30,7 @@ def parse_in_processes(
     context = multiprocessing.get_context("spawn")
     with context.Pool(jobs, initializer=_load, initargs=(model_path, memory_mb)) as pool:
         chunks = _batches(sentences, CHUNK)
-        for parsed in pool.imap(_parse_chunk, ((chunk, beam, kbest) for chunk in chunks)):
+        for parsed in pool.imap(_parse_chunk, ((chunk, beam, kbest, batch_size) for chunk in chunks)):
             yield from parsed
 
 
@@ -42,8 +42,8 @@ def _load(model_path: str | None, memory_mb: int) -> None:
     _parser = Parser.load(model_path)
 
 
-def _parse_chunk(task: tuple[list[Sentence], int, int]) -> list[list[Sentence]]:
-    chunk, beam, kbest = task
+def _parse_chunk(task: tuple[list[Sentence], int, int, int]) -> list[list[Sentence]]:
+    chunk, beam, kbest, batch_size = task
     if beam == 1:
-        return [[sentence] for sentence in _parser.parse(chunk)]
-    return list(_parser.parse_kbest(chunk, beam, kbest))
+        return [[sentence] for sentence in _parser.parse(chunk, batch_size)]
+    return list(_parser.parse_kbest(chunk, beam, kbest, batch_size))

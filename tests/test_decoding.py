@@ -25,9 +25,11 @@ def dev(ewt):
 
 
 def test_lockstep_beam_of_one_gives_the_greedy_trees(parser, dev):
-    greedy = [(s.heads, s.deprels) for s in parser.parse(dev)]
-    lockstep = [(k[0].heads, k[0].deprels) for k in parser.parse_kbest(dev, beam=1, kbest=1, batch_size=16)]
-    assert lockstep == greedy
+    one_at_a_time = [(s.heads, s.deprels) for s in parser.parse(dev, batch_size=1)]
+    lockstep = [(s.heads, s.deprels) for s in parser.parse(dev, batch_size=16)]
+    assert lockstep == one_at_a_time
+    best_of_beam_one = [(k[0].heads, k[0].deprels) for k in parser.parse_kbest(dev, beam=1, kbest=1, batch_size=7)]
+    assert best_of_beam_one == one_at_a_time
 
 
 def test_kbest_lists_are_ranked_distinct_trees_with_input_comments(parser, dev):
