@@ -131,10 +131,16 @@ def train_seq2seq(options: Seq2SeqOptions, log: TextIO = sys.stderr) -> dict:
 
 
 def resumed_parser(options: Seq2SeqOptions, record: dict, log: TextIO) -> Seq2SeqParser:
-    """The best model so far of an interrupted run, checked to be the same run."""
+    """The best model so far of an interrupted run, checked to be the same run.
+
+    Only the learning rate may change (a smaller one to fine-tune after a plateau);
+    the change is logged and kept in the record.
+    """
     parser = Seq2SeqParser.load(options.model_dir)
     previous = parser.training_record
-    different = [key for key, value in record.items() if key != "epochs" and previous.get(key) != value]
+    different = [
+        key for key, value in record.items() if key not in ("epochs", "learning_rate") and previous.get(key) != value
+    ]
     if asdict(parser.dims) != asdict(options.dims) | {"pretrained": parser.dims.pretrained}:
         different.append("dimensions")
     if different:
@@ -142,6 +148,12 @@ def resumed_parser(options: Seq2SeqOptions, record: dict, log: TextIO) -> Seq2Se
     epochs = previous.get("epochs", [])
     previous["epochs"] = epochs[: previous.get("best_epoch", len(epochs))]
     print(f"resuming from {options.model_dir} after epoch {len(previous['epochs'])}", file=log)
+    if previous.get("learning_rate") != options.learning_rate:
+        print(f"learning rate {options.learning_rate} (was {previous.get('learning_rate')})", file=log)
+        previous.setdefault("learning_rate_changes", []).append(
+            {"after_epoch": len(previous["epochs"]), "from": previous.get("learning_rate"), "to": options.learning_rate}
+        )
+        previous["learning_rate"] = options.learning_rate
     return parser
 
 

@@ -312,6 +312,9 @@ def test_training_resumes_from_the_best_model_and_refuses_other_options(trained_
     assert "epoch 8:" in resumed.stderr
     assert f"epoch {before['best_epoch']}:" not in resumed.stderr
     assert after["best_dev_f1"] >= before["best_dev_f1"]
+    slower = lstmparse(*common, "--epochs", "9", "--learning-rate", "0.0005")
+    assert slower.returncode == 0, slower.stderr
+    assert "learning rate 0.0005 (was 0.002)" in slower.stderr
 
 
 def test_pretrained_vectors_are_stored_and_stay_fixed(small_gum, tmp_path: Path) -> None:
