@@ -6,13 +6,15 @@ Every measurement runs in its own process, pinned with ``taskset`` (one core; tw
 for ``--jobs 2``), so that peak RSS and model load time are those of that mode
 alone.  Rows:
 
-* parsing EWT test with greedy decoding (one graph per sentence), greedy through the
-  lock-step batched decoder (beam 1), ``--jobs 2``, beam 4 and beam 8: sentences/s,
-  words/s, model load time, peak RSS, and the mode's UAS/LAS on EWT dev;
+* parsing EWT test with greedy decoding one sentence per graph (``--batch-size 1``),
+  greedy in lock-step batches of 32 (the default) and 64, ``--jobs 2``, beam 4 and
+  beam 8: sentences/s, words/s, model load time, peak RSS, and the mode's UAS/LAS
+  on EWT dev (``--repeats N`` interleaves N rounds of the modes and reports medians);
 * training: sentences/s for each minibatch size (one epoch over the first
   ``--train-sentences`` training sentences, words+pos features as the C++ reference);
-* cost curve: greedy parsing time per token for synthetic sentences of 10 to 200
-  tokens (EWT words in random order), which stays flat for a linear-time parser.
+* cost curve: greedy parsing time per token, one sentence at a time, for synthetic
+  sentences of 10 to 200 tokens (EWT words in random order), which stays flat for a
+  linear-time parser.
 
 On a shared machine, run it twice and compare; figures drift between runs.
 """
@@ -25,13 +27,17 @@ import os
 import platform
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PARSE_MODES = ("greedy", "batched", "jobs2", "beam4", "beam8")
+PARSE_MODES = ("greedy", "batched", "batched64", "jobs2", "beam4", "beam8")
+MODE_SETTINGS = {  # (beam, batch size: parses advanced together)
+    "greedy": (1, 1), "batched": (1, 32), "batched64": (1, 64), "jobs2": (1, 32), "beam4": (4, 32), "beam8": (8, 32),
+}
 LENGTHS = (10, 25, 50, 100, 200)
 
 
@@ -42,6 +48,9 @@ def main() -> None:
     options.add_argument("--batch-sizes", default="1,2,4,8,16,32")
     options.add_argument("--train-sentences", type=int, default=1000)
     options.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
+    options.add_argument("--repeats", type=int, default=1, help="interleaved rounds of the parsing modes (medians)")
+    options.add_argument("--modes", default=",".join(PARSE_MODES), help="parsing modes to run")
+    options.add_argument("--skip-training", action="store_true", help="parsing rows only")
     options.add_argument("--worker", help=argparse.SUPPRESS)
     options.add_argument("--argument", help=argparse.SUPPRESS)
     args = options.parse_args()
@@ -49,9 +58,16 @@ def main() -> None:
         print(json.dumps(WORKERS[args.worker](args)))
         return
     results = {"machine": machine(), "model": args.model, "parsing": [], "training": [], "lengths": []}
-    for mode in PARSE_MODES:
-        results["parsing"].append(run_worker(args, "parse", mode, cores="0,1" if mode == "jobs2" else "0"))
-        print(parse_row(results["parsing"][-1]), file=sys.stderr, flush=True)
+    modes = args.modes.split(",")
+    rounds: dict[str, list[dict]] = {mode: [] for mode in modes}
+    for _ in range(args.repeats):
+        for mode in modes:
+            rounds[mode].append(run_worker(args, "parse", mode, cores="0,1" if mode == "jobs2" else "0"))
+            print(parse_row(rounds[mode][-1]), file=sys.stderr, flush=True)
+    results["parsing"] = [median_row(rows) for rows in rounds.values()]
+    if args.skip_training:
+        print(markdown(results))
+        return
     for size in args.batch_sizes.split(","):
         results["training"].append(run_worker(args, "train", size))
         print(results["training"][-1], file=sys.stderr, flush=True)
@@ -61,6 +77,16 @@ def main() -> None:
     print(markdown(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+def median_row(rows: list[dict]) -> dict:
+    """The median of each timing over repeated runs of one mode (accuracy is the same in all)."""
+    timed = ("sentences_per_second", "words_per_second", "model_load_seconds", "peak_rss_mib")
+    median = dict(rows[0])
+    for key in timed:
+        median[key] = round(statistics.median(row[key] for row in rows), 2)
+    median["runs"] = len(rows)
+    return median
 
 
 def run_worker(args, worker: str, argument: str, cores: str = "0") -> dict:
@@ -103,14 +129,14 @@ def parse_worker(args) -> dict:
     start = time.perf_counter()
     parser = Parser.load(args.model)
     load_seconds = time.perf_counter() - start
-    beam = {"beam4": 4, "beam8": 8, "batched": 1}.get(mode)
+    beam, batch_size = MODE_SETTINGS[mode]
 
     def parse(sentences):
         if mode == "jobs2":
-            return [c[0] for c in parse_in_processes(args.model, sentences, 2)]
-        if beam is None:
-            return list(parser.parse(sentences))
-        return [c[0] for c in parser.parse_kbest(sentences, beam, 1)]
+            return [c[0] for c in parse_in_processes(args.model, sentences, 2, batch_size=batch_size)]
+        if beam == 1:
+            return list(parser.parse(sentences, batch_size))
+        return [c[0] for c in parser.parse_kbest(sentences, beam, 1, batch_size)]
 
     test = read_treebank(str(Path(args.treebank) / "test.conllu"))
     start = time.perf_counter()
@@ -132,7 +158,7 @@ def train_worker(args) -> dict:
     backend.configure(seed=1, memory_mb=1024, weight_decay=1e-6)
     import dynet as dy
 
-    from lstmparse.training import TrainingOptions, example_loss, prepare, run_epoch
+    from lstmparse.training import TrainingOptions, batch_clip_threshold, example_loss, prepare, run_epoch
 
     size = int(args.argument)
     options = TrainingOptions(
@@ -141,6 +167,7 @@ def train_worker(args) -> dict:
     parser, examples, _, _ = prepare(options, open(os.devnull, "w"))
     examples = examples[: args.train_sentences]
     trainer = dy.SimpleSGDTrainer(parser.model, learning_rate=0.1)
+    trainer.set_clip_threshold(batch_clip_threshold(options.clip, size))
     start = time.perf_counter()
     run_epoch(lambda e: example_loss(parser, e, options, 0), trainer, examples, size, None, f"batch {size}")
     seconds = time.perf_counter() - start
@@ -162,9 +189,9 @@ def length_worker(args) -> dict:
     for _ in range(max(4000 // length, 20)):
         picked = rng.sample(tokens, length)
         sentences.append(Sentence([Token(i, t.form, upos=t.upos) for i, t in enumerate(picked, start=1)]))
-    list(parser.parse(sentences[:2]))  # warm up
+    list(parser.parse(sentences[:2], batch_size=1))  # warm up
     start = time.perf_counter()
-    list(parser.parse(sentences))
+    list(parser.parse(sentences, batch_size=1))
     seconds = time.perf_counter() - start
     words = len(sentences) * length
     return {"length": length, "sentences": len(sentences), "microseconds_per_token": round(1e6 * seconds / words, 1)}
