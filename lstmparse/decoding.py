@@ -360,7 +360,11 @@ def _picked(run: Sequence[Slot], k: int) -> dy.Expression:
 def _legal_log_softmax(scores: np.ndarray, legal: Sequence[Sequence[int]]) -> np.ndarray:
     """Log-softmax of each column of ``scores`` over that column's legal actions (others: -inf)."""
     masked = np.full(scores.shape, -np.inf)
+    columns_by_legal: dict[tuple[int, ...], list[int]] = defaultdict(list)
     for column, actions in enumerate(legal):
-        masked[actions, column] = scores[actions, column]
+        columns_by_legal[tuple(actions)].append(column)
+    for actions, columns in columns_by_legal.items():  # a few kinds of configuration, not one per column
+        rows = np.ix_(actions, columns)
+        masked[rows] = scores[rows]
     shifted = masked - masked.max(axis=0)
     return shifted - np.log(np.exp(shifted).sum(axis=0))
