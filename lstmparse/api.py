@@ -22,6 +22,8 @@ from .model_io import DEFAULT_MODEL
 from .parser import StackLSTMParser
 from .ptb import PTBTree, to_bracketed
 
+SENTENCE_WINDOW = 1024  # constituency parsing groups this many input sentences by length
+
 
 class Parser:
     """A loaded dependency parser."""
@@ -125,14 +127,16 @@ class ConstituencyParser:
 
         A tree's POS tags are kept on the output's preterminals; other inputs get XX.
         ``constrained`` decoding only follows prefixes of well-formed trees; without
-        it, as in the paper, a malformed output is repaired afterwards.
+        it, as in the paper, a malformed output is repaired afterwards.  Sentences
+        are read ``SENTENCE_WINDOW`` at a time, and those of one length decoded
+        together, ``batch_size`` hypotheses (sentences times beam) per batch.
         """
         from .linearization import delinearize
 
-        for batch in _batches(sentences, batch_size):
+        for batch in _batches(sentences, SENTENCE_WINDOW):
             words = [_words_of(item) for item in batch]
             tags = [item.tags if isinstance(item, PTBTree) else None for item in batch]
-            decoded_batch = self.model.decode_many(words, beam, constrained)
+            decoded_batch = self.model.decode_many(words, beam, constrained, batch_size)
             for decoded, forms, tree_tags in zip(decoded_batch, words, tags, strict=True):
                 tree = delinearize(decoded.tokens, forms, tree_tags)
                 yield ParsedTree(tree, decoded.repaired, decoded.log_prob)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TypeVar
 
 import dynet as dy
@@ -277,43 +277,66 @@ class Seq2SeqParser:
         sequence a prefix of a well-formed tree of ``len(words)`` leaves.  Should no
         sequence end within ``max_length`` tokens, the unfinished ones are returned.
         """
+        return self.beam_search_batch([words], beam, constrained, max_length)[0]
+
+    def beam_search_batch(
+        self, batch: Sequence[Sequence[str]], beam: int = 10, constrained: bool = False, max_length: int | None = None
+    ) -> list[list[tuple[list[str], float]]]:
+        """``beam_search`` of sentences of one length at once: all their hypotheses are one batch."""
         dy.renew_cg()
         self.set_dropout(0.0)
-        max_length = max_length or max_output_length(len(words))
-        memory = self.encode([words])
-        state, context = self._start(1, memory.final)
-        hypotheses = [([], Prefix())]  # token ids and what they allow next
-        scores = np.zeros(1)
-        placed = np.zeros(1, dtype=int)
-        finished: list[tuple[list[int], float]] = []
+        words = len(batch[0])
+        max_length = max_length or max_output_length(words)
+        memory = self.encode(batch)
+        state, context = self._start(len(batch), memory.final)
+        searches = [_Search() for _ in batch]
+        hypotheses = [(index, [], Prefix(), 0.0) for index in range(len(batch))]  # sentence, ids, prefix, score
+        read, read_owners = memory, list(range(len(batch)))  # the memory each hypothesis reads
         for _ in range(max_length):
-            previous = [ids[-1] if ids else self.end_id for ids, _ in hypotheses]
-            state, context, output = self._step(memory, state, previous, context, self._pointer(placed, words))
-            log_probs = self._log_probs(output, [prefix for _, prefix in hypotheses], len(words), constrained)
-            totals = log_probs + scores[None, :]
-            best = [i for i in np.argsort(totals, axis=None)[::-1][:beam] if np.isfinite(totals.flat[i])]
-            tokens, parents = np.unravel_index(best, totals.shape)
-            alive = []
-            for token, parent in zip(tokens.tolist(), parents.tolist(), strict=True):
-                ids, prefix = hypotheses[parent]
-                score = float(totals[token, parent])
-                if token == self.end_id:
-                    finished.append((ids, score))
-                else:
-                    following = prefix.then(self.targets.strings[token]) if constrained else prefix
-                    alive.append(((ids + [token], following), score, parent))
-            if not alive or len(finished) >= beam:
+            owners = [owner for owner, _, _, _ in hypotheses]
+            if owners != read_owners:  # hypotheses died or moved: regather (a copy of every sentence's memory)
+                read, read_owners = _memory_of(memory, owners, len(batch)), owners
+            previous = [ids[-1] if ids else self.end_id for _, ids, _, _ in hypotheses]
+            placed = np.array([ids.count(self.leaf_id) for _, ids, _, _ in hypotheses])
+            state, context, output = self._step(read, state, previous, context, self._pointer(placed, batch[0]))
+            log_probs = self._log_probs(output, [prefix for _, _, prefix, _ in hypotheses], words, constrained)
+            columns: dict[int, list[int]] = {}
+            for column, owner in enumerate(owners):
+                columns.setdefault(owner, []).append(column)
+            survivors = []
+            for owner, owned in columns.items():
+                survivors += self._extend(searches[owner], hypotheses, owned, log_probs, beam, constrained)
+            if not survivors:
                 break
-            hypotheses = [hypothesis for hypothesis, _, _ in alive]
-            scores = np.array([score for _, score, _ in alive])
-            parents = [parent for _, _, parent in alive]
-            placed = np.array([ids.count(self.leaf_id) for ids, _ in hypotheses])
+            hypotheses = [hypothesis for hypothesis, _ in survivors]
+            parents = [parent for _, parent in survivors]
             state = self.decoder.initial_state([dy.pick_batch_elems(v, parents) for v in state.s()])
             context = dy.pick_batch_elems(context, parents)
         else:
-            finished += [(ids, float(score)) for (ids, _), score in zip(hypotheses, scores, strict=True)]
-        finished.sort(key=lambda item: -item[1])
-        return [(self._strings(ids), score) for ids, score in finished[:beam]]
+            for owner, ids, _, score in hypotheses:
+                searches[owner].finished.append((ids, score))
+        return [search.best(beam, self._strings) for search in searches]
+
+    def _extend(self, search: _Search, hypotheses: list, owned: list[int], log_probs: np.ndarray, beam: int,
+                constrained: bool) -> list[tuple[tuple, int]]:
+        """One sentence's step: its ``beam`` best extensions; finished ones leave, the others go on.
+
+        ``owned`` are the sentence's columns of ``log_probs`` (its hypotheses).
+        Returns the continuing hypotheses with the column they extend, none once
+        ``beam`` sequences have finished.
+        """
+        totals = log_probs[:, owned] + np.array([hypotheses[c][3] for c in owned])[None, :]
+        best = [i for i in np.argsort(totals, axis=None)[::-1][:beam] if np.isfinite(totals.flat[i])]
+        alive = []
+        for token, position in zip(*np.unravel_index(best, totals.shape), strict=True):
+            owner, ids, prefix, _ = hypotheses[owned[position]]
+            score = float(totals[token, position])
+            if token == self.end_id:
+                search.finished.append((ids, score))
+            else:
+                following = prefix.then(self.targets.strings[token]) if constrained else prefix
+                alive.append(((owner, ids + [int(token)], following, score), owned[position]))
+        return [] if len(search.finished) >= beam else alive
 
     def _log_probs(self, output, prefixes: Sequence[Prefix], words: int, constrained: bool) -> np.ndarray:
         """(tokens x hypotheses) log-probabilities; disallowed tokens at minus infinity."""
@@ -379,12 +402,20 @@ class Seq2SeqParser:
     def decode_many(
         self, sentences: Sequence[Sequence[str]], beam: int = 10, constrained: bool = False, batch_size: int = 64
     ) -> list[Decoded]:
-        """``decode`` of each sentence, in input order; beam 1 runs sentences of one length together."""
-        if beam > 1:
-            return [self.decode(words, beam, constrained) for words in sentences]
+        """``decode`` of each sentence, in input order.
+
+        Sentences of one length are decoded together, ``batch_size`` hypotheses at
+        a time (``batch_size // beam`` sentences): greedy or beam search, the
+        results are those of one sentence at a time.
+        """
         decoded: list[Decoded | None] = [None] * len(sentences)
-        for indices in length_batches(range(len(sentences)), lambda i: len(sentences[i]), batch_size):
-            results = self.greedy_batch([sentences[i] for i in indices], constrained)
+        per_batch = max(1, batch_size // beam)
+        for indices in length_batches(range(len(sentences)), lambda i: len(sentences[i]), per_batch):
+            batch = [sentences[i] for i in indices]
+            if beam == 1:
+                results = self.greedy_batch(batch, constrained)
+            else:
+                results = [found[0] for found in self.beam_search_batch(batch, beam, constrained)]
             for index, (tokens, log_prob) in zip(indices, results, strict=True):
                 decoded[index] = _well_formed(tokens, log_prob, len(sentences[index]))
         return decoded
@@ -415,6 +446,26 @@ class Seq2SeqParser:
         assign_values(parser.model, params)
         parser.training_record = config.get("training", {})
         return parser
+
+
+@dataclass
+class _Search:
+    """One sentence's finished sequences during a batched beam search."""
+
+    finished: list[tuple[list[int], float]] = field(default_factory=list)
+
+    def best(self, beam: int, strings: Callable[[Sequence[int]], list[str]]) -> list[tuple[list[str], float]]:
+        ranked = sorted(self.finished, key=lambda item: -item[1])[:beam]
+        return [(strings(ids), score) for ids, score in ranked]
+
+
+def _memory_of(memory: Memory, owners: list[int], sentences: int) -> Memory:
+    """The encoded sentences repeated for each hypothesis (by its sentence), as one batch."""
+    if sentences == 1:  # batch-1 memory broadcasts over the hypotheses
+        return memory
+    pick = dy.pick_batch_elems
+    pointable = pick(memory.pointable, owners) if memory.pointable is not None else None
+    return Memory(pick(memory.outputs, owners), pick(memory.projected, owners), pointable, memory.final)
 
 
 def _well_formed(tokens: list[str], log_prob: float, words: int) -> Decoded:

@@ -375,6 +375,23 @@ def test_batched_greedy_decoding_equals_beam_one(any_model: Path, small_gum) -> 
         assert [d.log_prob for d in batched] == pytest.approx([d.log_prob for d in single], abs=1e-3)
 
 
+def test_batched_beam_search_equals_one_sentence_at_a_time(any_model: Path, small_gum) -> None:
+    import lstmparse as api
+
+    parser = api.load_constituency(any_model)
+    by_length: dict[int, list[list[str]]] = {}
+    for tree in read_ptb(small_gum[1]):
+        by_length.setdefault(len(tree), []).append(tree.words)
+    batch = max(by_length.values(), key=len)[:4]
+    assert len(batch) >= 2
+    for constrained in (False, True):
+        together = parser.model.beam_search_batch(batch, 3, constrained)
+        alone = [parser.model.beam_search(words, 3, constrained) for words in batch]
+        assert [[tokens for tokens, _ in found] for found in together] == [[t for t, _ in f] for f in alone]
+        for found, expected in zip(together, alone, strict=True):
+            assert [score for _, score in found] == pytest.approx([score for _, score in expected], abs=1e-3)
+
+
 def test_beam_scores_are_the_sequences_log_probabilities_best_first(any_model: Path, small_gum) -> None:
     import lstmparse as api
 
