@@ -51,6 +51,7 @@ def main() -> None:
     options.add_argument("--repeats", type=int, default=1, help="interleaved rounds of the parsing modes (medians)")
     options.add_argument("--modes", default=",".join(PARSE_MODES), help="parsing modes to run")
     options.add_argument("--skip-training", action="store_true", help="parsing rows only")
+    options.add_argument("--core", type=int, choices=(0, 1), default=0, help="the core every row is pinned to")
     options.add_argument("--worker", help=argparse.SUPPRESS)
     options.add_argument("--argument", help=argparse.SUPPRESS)
     args = options.parse_args()
@@ -62,7 +63,8 @@ def main() -> None:
     rounds: dict[str, list[dict]] = {mode: [] for mode in modes}
     for _ in range(args.repeats):
         for mode in modes:
-            rounds[mode].append(run_worker(args, "parse", mode, cores="0,1" if mode == "jobs2" else "0"))
+            cores = f"{args.core},{1 - args.core}" if mode == "jobs2" else str(args.core)
+            rounds[mode].append(run_worker(args, "parse", mode, cores))
             print(parse_row(rounds[mode][-1]), file=sys.stderr, flush=True)
     results["parsing"] = [median_row(rows) for rows in rounds.values()]
     if args.skip_training:
@@ -89,9 +91,9 @@ def median_row(rows: list[dict]) -> dict:
     return median
 
 
-def run_worker(args, worker: str, argument: str, cores: str = "0") -> dict:
+def run_worker(args, worker: str, argument: str, cores: str | None = None) -> dict:
     command = [
-        "taskset", "-c", cores, sys.executable, __file__, "--worker", worker, "--argument", argument,
+        "taskset", "-c", cores or str(args.core), sys.executable, __file__, "--worker", worker, "--argument", argument,
         "--model", args.model, "--treebank", args.treebank, "--train-sentences", str(args.train_sentences),
     ]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
