@@ -23,6 +23,7 @@ from .parser import StackLSTMParser
 from .ptb import PTBTree, to_bracketed
 
 SENTENCE_WINDOW = 1024  # constituency parsing groups this many input sentences by length
+WORDS_PER_SENTENCE = 25  # lock-step batches close at this many words per sentence on average
 
 
 class Parser:
@@ -81,12 +82,16 @@ class Parser:
         """Each input sentence with its candidates; ``batch_size`` hypotheses advance in lock-step.
 
         The decoder's graph holds every value of a batch until it is done, so memory
-        grows with sentences times beam.
+        grows with the words of the batch times beam: a batch also closes at
+        ``WORDS_PER_SENTENCE`` words per sentence on average, so that a run of long
+        sentences does not take several times the memory of ordinary ones.
         """
         from .decoding import BatchDecoder
 
         decoder = BatchDecoder(self.model)
-        for batch in _batches((_as_sentence(s) for s in sentences), max(1, batch_size // beam)):
+        sentences_per_batch = max(1, batch_size // beam)
+        words_per_batch = sentences_per_batch * WORDS_PER_SENTENCE
+        for batch in _batches((_as_sentence(s) for s in sentences), sentences_per_batch, words_per_batch):
             yield from zip(batch, decoder.parse([s.tokens for s in batch], beam, kbest), strict=True)
 
 
@@ -154,13 +159,15 @@ def _as_sentence(sentence: Sentence | Sequence[str]) -> Sentence:
     return sentence if isinstance(sentence, Sentence) else Sentence.from_forms(list(sentence))
 
 
-def _batches(items: Iterable, size: int) -> Iterator[list]:
-    batch = []
+def _batches(items: Iterable, size: int, max_words: int | None = None) -> Iterator[list]:
+    """Consecutive items in lists of ``size``, or fewer once they hold ``max_words`` words."""
+    batch, words = [], 0
     for item in items:
         batch.append(item)
-        if len(batch) == size:
+        words += len(item) if max_words is not None else 0
+        if len(batch) == size or (max_words is not None and words >= max_words):
             yield batch
-            batch = []
+            batch, words = [], 0
     if batch:
         yield batch
 
