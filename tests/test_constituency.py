@@ -242,13 +242,13 @@ def lstmparse(*args: str, stdin: str | None = None) -> subprocess.CompletedProce
     )
 
 
-@pytest.fixture(scope="module")
-def trained_model(small_gum, tmp_path_factory) -> Path:
+def trained_on_small_gum(small_gum, folder: Path, *options: str) -> Path:
+    """A seq2seq model trained through the CLI on the small GUM subset, with ``options``."""
     train, dev = small_gum
-    model = tmp_path_factory.mktemp("s2s") / "model"
+    model = folder / "model"
     result = lstmparse(
         "train", "--arch", "seq2seq", "--train", str(train), "--dev", str(dev), "--model-dir", str(model),
-        "--epochs", "6", "--layers", "1", "--hidden", "48", "--seed", "3",
+        "--seed", "3", "--layers", "1", *options,
     )
     assert result.returncode == 0, result.stderr
     assert "best dev F1" in result.stderr
@@ -256,16 +256,17 @@ def trained_model(small_gum, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def trained_model(small_gum, tmp_path_factory) -> Path:
+    return trained_on_small_gum(small_gum, tmp_path_factory.mktemp("s2s"), "--epochs", "6", "--hidden", "48")
+
+
+@pytest.fixture(scope="module")
 def extended_model(small_gum, tmp_path_factory) -> Path:
     """A model with the extensions beyond the paper: bidirectional encoder and word pointer."""
-    train, dev = small_gum
-    model = tmp_path_factory.mktemp("s2s_ext") / "model"
-    result = lstmparse(
-        "train", "--arch", "seq2seq", "--train", str(train), "--dev", str(dev), "--model-dir", str(model),
-        "--epochs", "3", "--layers", "1", "--hidden", "32", "--seed", "3", "--bidirectional", "--word-pointer",
+    return trained_on_small_gum(
+        small_gum, tmp_path_factory.mktemp("s2s_ext"), "--epochs", "3", "--hidden", "32", "--bidirectional",
+        "--word-pointer",
     )
-    assert result.returncode == 0, result.stderr
-    return model
 
 
 @pytest.fixture(params=["paper", "extended"])
