@@ -290,16 +290,17 @@ class Seq2SeqParser:
         memory = self.encode(batch)
         state, context = self._start(len(batch), memory.final)
         searches = [_Search() for _ in batch]
-        hypotheses = [(index, [], Prefix(), 0.0) for index in range(len(batch))]  # sentence, ids, prefix, score
+        # sentence, token ids, what they allow next, score, words placed (XX emitted)
+        hypotheses = [(index, [], Prefix(), 0.0, 0) for index in range(len(batch))]
         read, read_owners = memory, list(range(len(batch)))  # the memory each hypothesis reads
         for _ in range(max_length):
-            owners = [owner for owner, _, _, _ in hypotheses]
+            owners = [hypothesis[0] for hypothesis in hypotheses]
             if owners != read_owners:  # hypotheses died or moved: regather (a copy of every sentence's memory)
                 read, read_owners = _memory_of(memory, owners, len(batch)), owners
-            previous = [ids[-1] if ids else self.end_id for _, ids, _, _ in hypotheses]
-            placed = np.array([ids.count(self.leaf_id) for _, ids, _, _ in hypotheses])
+            previous = [ids[-1] if ids else self.end_id for _, ids, _, _, _ in hypotheses]
+            placed = np.array([hypothesis[4] for hypothesis in hypotheses])
             state, context, output = self._step(read, state, previous, context, self._pointer(placed, batch[0]))
-            log_probs = self._log_probs(output, [prefix for _, _, prefix, _ in hypotheses], words, constrained)
+            log_probs = self._log_probs(output, [hypothesis[2] for hypothesis in hypotheses], words, constrained)
             columns: dict[int, list[int]] = {}
             for column, owner in enumerate(owners):
                 columns.setdefault(owner, []).append(column)
@@ -313,7 +314,7 @@ class Seq2SeqParser:
             state = self.decoder.initial_state([dy.pick_batch_elems(v, parents) for v in state.s()])
             context = dy.pick_batch_elems(context, parents)
         else:
-            for owner, ids, _, score in hypotheses:
+            for owner, ids, _, score, _ in hypotheses:
                 searches[owner].finished.append((ids, score))
         return [search.best(beam, self._strings) for search in searches]
 
@@ -329,13 +330,14 @@ class Seq2SeqParser:
         best = [i for i in np.argsort(totals, axis=None)[::-1][:beam] if np.isfinite(totals.flat[i])]
         alive = []
         for token, position in zip(*np.unravel_index(best, totals.shape), strict=True):
-            owner, ids, prefix, _ = hypotheses[owned[position]]
+            owner, ids, prefix, _, placed = hypotheses[owned[position]]
             score = float(totals[token, position])
             if token == self.end_id:
                 search.finished.append((ids, score))
             else:
                 following = prefix.then(self.targets.strings[token]) if constrained else prefix
-                alive.append(((owner, ids + [int(token)], following, score), owned[position]))
+                extended = (owner, ids + [int(token)], following, score, placed + (token == self.leaf_id))
+                alive.append((extended, owned[position]))
         return [] if len(search.finished) >= beam else alive
 
     def _log_probs(self, output, prefixes: Sequence[Prefix], words: int, constrained: bool) -> np.ndarray:
