@@ -71,6 +71,7 @@ ARCH_DEFAULTS = {  # batch size, learning rate, dropout, DyNet memory (MB; autob
     "ldtreelstm": (32, 1.0, 0.2, 1536),
     "seq2seq": (16, 0.002, 0.2, 2048),
 }
+SEQ2SEQ_CHARS = 100  # output size of the seq2seq character bi-LSTM (--chars), as the stack-LSTM parser's
 NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3, 256)}  # LSTM layers, size
 
 
@@ -139,6 +140,10 @@ NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3,
     help="seq2seq: feed the decoder the encoding of the next word to place, besides attention (not in the paper)",
 )
 @click.option(
+    "--chars", "char_lstm", is_flag=True,
+    help="seq2seq: add a character bi-LSTM's vector (100) to each word's, for rare or unseen words (not in the paper)",
+)
+@click.option(
     "--resume", is_flag=True,
     help="continue an interrupted run from MODEL_DIR's last checkpoint (stack-LSTM) or best model (seq2seq); "
     "same data and options",
@@ -148,7 +153,7 @@ NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3,
 @clean_errors
 def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha, explore_p, explore_after,
           pseudo_projective, epochs, max_minutes, batch_size, learning_rate, dropout, context_layers, pretrained,
-          input_format, objective, min_count, layers, hidden, bidirectional, word_pointer, resume, seed,
+          input_format, objective, min_count, layers, hidden, bidirectional, word_pointer, char_lstm, resume, seed,
           memory_mb) -> None:
     """Train a parser (or a TreeLSTM with --arch); the best model on dev is kept in MODEL_DIR."""
     defaults = ARCH_DEFAULTS[arch]
@@ -170,7 +175,7 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
             batch_size=batch_size, learning_rate=learning_rate, dropout=dropout, seed=seed, pretrained=pretrained,
             dims=Seq2SeqDimensions(
                 word=hidden, hidden=hidden, layers=layers, attention=hidden, bidirectional=bidirectional,
-                word_pointer=word_pointer,
+                word_pointer=word_pointer, chars=SEQ2SEQ_CHARS if char_lstm else 0,
             ),
             resume=resume,
         )

@@ -41,6 +41,7 @@ import numpy as np
 from .errors import ModelError
 from .linearization import LEAF, Prefix, is_well_formed, repair
 from .model_io import assign_values, effective_values, load_directory, save_directory
+from .tokens import CharacterLSTM
 from .vocab import Vocabulary
 
 T = TypeVar("T")
@@ -65,6 +66,13 @@ class Seq2SeqDimensions:
     # Extensions beyond the paper, off by default (its model):
     bidirectional: bool = False  # a forward LSTM too; each word's memory is both LSTMs' outputs
     word_pointer: bool = False  # feed the memory of the next word to place (after the XX emitted so far)
+    chars: int = 0  # a character bi-LSTM of this output size in each word's vector (0: none)
+    char_embedding: int = 32
+
+    @property
+    def word_input(self) -> int:
+        """Size of a word's vector, the encoder's input."""
+        return self.word + self.pretrained + self.chars
 
     @property
     def memory(self) -> int:
@@ -98,7 +106,10 @@ class Seq2SeqParser:
         targets: Vocabulary,
         dims: Seq2SeqDimensions,
         pretrained: Vocabulary | None = None,
+        chars: Vocabulary | None = None,
     ) -> None:
+        if bool(dims.chars) != (chars is not None):
+            raise ModelError("a character bi-LSTM needs a character vocabulary, and only it")
         self.words, self.targets, self.dims = words, targets, dims
         self.pretrained = pretrained if dims.pretrained else None
         self.end_id = targets.get(END)
@@ -116,7 +127,7 @@ class Seq2SeqParser:
             )
         self.target_embeddings = model.add_lookup_parameters((len(targets), dims.target), name="targets")
         pointed = dims.memory if dims.word_pointer else 0
-        self.encoder = dy.VanillaLSTMBuilder(dims.layers, dims.word + dims.pretrained, dims.hidden, model)
+        self.encoder = dy.VanillaLSTMBuilder(dims.layers, dims.word_input, dims.hidden, model)
         self.decoder = dy.VanillaLSTMBuilder(dims.layers, dims.target + dims.memory + pointed, dims.hidden, model)
         self.attention_encoder = model.add_parameters((dims.attention, dims.memory), name="W1")
         self.attention_decoder = model.add_parameters((dims.attention, dims.hidden), name="W2")
@@ -125,9 +136,10 @@ class Seq2SeqParser:
         self.output_bias = model.add_parameters((len(targets),), init=0.0, name="outputb")
         # created last, so that models without them keep their parameter names
         if dims.bidirectional:
-            self.forward_encoder = dy.VanillaLSTMBuilder(dims.layers, dims.word + dims.pretrained, dims.hidden, model)
+            self.forward_encoder = dy.VanillaLSTMBuilder(dims.layers, dims.word_input, dims.hidden, model)
         if dims.word_pointer:
             self.past_last_word = model.add_parameters((dims.memory,), name="pastLastWord")
+        self.char_lstm = CharacterLSTM(model, chars, dims.char_embedding, dims.chars) if chars is not None else None
         self.dropout = 0.0
         self.training_record: dict = {}
 
@@ -179,18 +191,24 @@ class Seq2SeqParser:
         return [self.encoder, self.forward_encoder] if self.dims.bidirectional else [self.encoder]
 
     def _input_vectors(self, batch: Sequence[Sequence[str]], train: bool) -> list[dy.Expression]:
-        """Each position's batched word vector: learned, with the fixed pretrained one if any."""
+        """Each position's batched word vector: learned, with the fixed pretrained one and the
+        character bi-LSTM's if the model has them."""
         ids = [self.word_ids(words, train) for words in batch]
         pretrained = [self._pretrained_ids(words) for words in batch] if self.pretrained is not None else None
+        spelled = None
+        if self.char_lstm is not None:  # all words of the batch in one run, position-major
+            spelled = self.char_lstm.encode([words[p] for p in range(len(batch[0])) for words in batch])
         inputs = []
         for position in range(len(batch[0])):
-            vector = dy.lookup_batch(self.word_embeddings, [sentence[position] for sentence in ids])
+            parts = [dy.lookup_batch(self.word_embeddings, [sentence[position] for sentence in ids])]
             if pretrained is not None:
-                fixed = dy.lookup_batch(
+                parts.append(dy.lookup_batch(
                     self.pretrained_embeddings, [sentence[position] for sentence in pretrained], update=False
-                )
-                vector = dy.concatenate([vector, fixed])
-            inputs.append(vector)
+                ))
+            if spelled is not None:
+                start = position * len(batch)
+                parts.append(dy.pick_batch_elems(spelled, list(range(start, start + len(batch)))))
+            inputs.append(dy.concatenate(parts) if len(parts) > 1 else parts[0])
         return inputs
 
     def _attend(self, memory: Memory, decoder_output):
@@ -433,6 +451,8 @@ class Seq2SeqParser:
         vocab = {"words": self.words.to_json(), "targets": self.targets.to_json()}
         if self.pretrained is not None:
             vocab["pretrained"] = self.pretrained.to_json()
+        if self.char_lstm is not None:
+            vocab["chars"] = self.char_lstm.vocab.to_json()
         save_directory(directory, config, vocab, effective_values(self.model))
 
     @classmethod
@@ -441,9 +461,10 @@ class Seq2SeqParser:
         if config.get("arch") != ARCH:
             raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a {ARCH} constituency parser")
         pretrained = Vocabulary.from_json(vocab["pretrained"]) if "pretrained" in vocab else None
+        chars = Vocabulary.from_json(vocab["chars"]) if "chars" in vocab else None
         parser = cls(
             Vocabulary.from_json(vocab["words"]), Vocabulary.from_json(vocab["targets"]),
-            Seq2SeqDimensions(**config["dims"]), pretrained,
+            Seq2SeqDimensions(**config["dims"]), pretrained, chars,
         )
         assign_values(parser.model, params)
         parser.training_record = config.get("training", {})

@@ -58,11 +58,12 @@ def build_parser(trees: Sequence[PTBTree], dims: Seq2SeqDimensions, pretrained: 
     words = Vocabulary.from_counts(Counter(w for tree in trees for w in tree.words))
     targets = Vocabulary.from_counts(Counter(token for tree in trees for token in linearize(tree)))
     targets.add(END)
+    chars = Vocabulary.from_counts(Counter(c for tree in trees for w in tree.words for c in w)) if dims.chars else None
     if pretrained is None:
-        return Seq2SeqParser(words, targets, dims)
+        return Seq2SeqParser(words, targets, dims, chars=chars)
     vector_words, vectors = read_word2vec(pretrained)
     dims.pretrained = vectors.shape[1]
-    parser = Seq2SeqParser(words, targets, dims, Vocabulary(vector_words))
+    parser = Seq2SeqParser(words, targets, dims, Vocabulary(vector_words), chars)
     parser.pretrained_embeddings.init_from_array(np.concatenate([np.zeros((1, vectors.shape[1])), vectors]))
     return parser
 

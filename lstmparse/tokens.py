@@ -109,10 +109,8 @@ class TokenEncoder:
             self.feat_embeddings = model.add_lookup_parameters((len(vocabs["feats"]), dims.feats))
             input_dim += dims.feats
         if "chars" in features:
-            self.char_embeddings = model.add_lookup_parameters((len(vocabs["chars"]), dims.char_embedding))
-            self.char_forward = dy.VanillaLSTMBuilder(1, dims.char_embedding, dims.chars // 2, model)
-            self.char_backward = dy.VanillaLSTMBuilder(1, dims.char_embedding, dims.chars // 2, model)
-            input_dim += 2 * (dims.chars // 2)
+            self.char_lstm = CharacterLSTM(model, vocabs["chars"], dims.char_embedding, dims.chars)
+            input_dim += self.char_lstm.dim
         if input_dim == 0:
             raise ValueError("no token features selected")
         self.projection = model.add_parameters((dims.token, input_dim))
@@ -140,7 +138,7 @@ class TokenEncoder:
         if "feats" in self.features:
             parts.append(self._feats(tokens))
         if "chars" in self.features:
-            parts.append(self._chars(tokens))
+            parts.append(self.char_lstm.encode([t.form for t in tokens]))
         x = dy.rectify(dy.affine_transform([self.projection_bias, self.projection, dy.concatenate(parts)]))
         if train and dropout:
             x = dy.dropout(x, dropout)
@@ -175,22 +173,41 @@ class TokenEncoder:
         padded = [ids + [vocab.get(NO_FEATURE)] * (width - len(ids)) for ids in per_word]
         return dy.esum([dy.lookup_batch(self.feat_embeddings, [ids[k] for ids in padded]) for k in range(width)])
 
-    def _chars(self, tokens: Sequence[Token]) -> dy.Expression:
-        """Character bi-LSTM outputs, one batched run per distinct word length."""
-        vocab = self.vocabs["chars"]
-        by_length: dict[int, list[int]] = defaultdict(list)
-        for i, token in enumerate(tokens):
-            by_length[len(token.form)].append(i)
+
+class CharacterLSTM:
+    """A character bi-LSTM word encoder: the final forward and backward outputs.
+
+    Shared by the stack-LSTM parser's token vectors and the seq2seq encoder, so
+    that rare and unknown words still get a vector built from their spelling.
+    """
+
+    def __init__(self, model: dy.ParameterCollection, vocab: Vocabulary, char_dim: int, output_dim: int) -> None:
+        # created in this order so that saved models keep their parameter names
+        self.vocab = vocab
+        self.embeddings = model.add_lookup_parameters((len(vocab), char_dim))
+        self.forward = dy.VanillaLSTMBuilder(1, char_dim, output_dim // 2, model)
+        self.backward = dy.VanillaLSTMBuilder(1, char_dim, output_dim // 2, model)
+        self.dim = 2 * (output_dim // 2)
+
+    def encode(self, forms: Sequence[str]) -> dy.Expression:
+        """One batch element per form, in order: one batched LSTM run per distinct word length.
+
+        A form that occurs several times is encoded once.
+        """
+        distinct = list(dict.fromkeys(forms))
+        by_length: dict[int, list[str]] = defaultdict(list)
+        for form in distinct:
+            by_length[len(form)].append(form)
         outputs, order = [], []
         for length, members in by_length.items():
-            char_ids = [[vocab.get(c) for c in tokens[i].form] for i in members]
-            columns = [dy.lookup_batch(self.char_embeddings, [ids[j] for ids in char_ids]) for j in range(length)]
-            forward = self.char_forward.initial_state().transduce(columns)[-1]
-            backward = self.char_backward.initial_state().transduce(columns[::-1])[-1]
+            char_ids = [[self.vocab.get(c) for c in form] for form in members]
+            columns = [dy.lookup_batch(self.embeddings, [ids[j] for ids in char_ids]) for j in range(length)]
+            forward = self.forward.initial_state().transduce(columns)[-1]
+            backward = self.backward.initial_state().transduce(columns[::-1])[-1]
             outputs.append(dy.concatenate([forward, backward]))
             order.extend(members)
-        position = {word: k for k, word in enumerate(order)}
-        return dy.pick_batch_elems(dy.concatenate_to_batch(outputs), [position[i] for i in range(len(tokens))])
+        position = {form: k for k, form in enumerate(order)}
+        return dy.pick_batch_elems(dy.concatenate_to_batch(outputs), [position[form] for form in forms])
 
 
 def split_feats(feats: str) -> list[str]:

@@ -262,10 +262,10 @@ def trained_model(small_gum, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def extended_model(small_gum, tmp_path_factory) -> Path:
-    """A model with the extensions beyond the paper: bidirectional encoder and word pointer."""
+    """A model with the extensions beyond the paper: bidirectional encoder, word pointer, character bi-LSTM."""
     return trained_on_small_gum(
         small_gum, tmp_path_factory.mktemp("s2s_ext"), "--epochs", "3", "--hidden", "32", "--bidirectional",
-        "--word-pointer",
+        "--word-pointer", "--chars",
     )
 
 
@@ -278,9 +278,21 @@ def test_the_extensions_are_stored_with_the_model(extended_model: Path, trained_
     import lstmparse as api
 
     extended = api.load_constituency(extended_model).model.dims
-    assert (extended.bidirectional, extended.word_pointer, extended.memory) == (True, True, 64)
+    assert (extended.bidirectional, extended.word_pointer, extended.memory, extended.chars) == (True, True, 64, 100)
     paper = api.load_constituency(trained_model).model.dims
-    assert (paper.bidirectional, paper.word_pointer, paper.memory) == (False, False, 48)
+    assert (paper.bidirectional, paper.word_pointer, paper.memory, paper.chars) == (False, False, 48, 0)
+
+
+def test_only_a_character_lstm_tells_unseen_words_apart(extended_model: Path, trained_model: Path) -> None:
+    import lstmparse as api
+
+    tokens = ["(S", "(NP", "XX", ")NP", "(VP", "XX", ")VP", ")S"]
+    for model, spelled in ((extended_model, True), (trained_model, False)):
+        parser = api.load_constituency(model).model
+        assert parser.words.get("Quuxification") == parser.words.get("blorped") == 0
+        first = parser.log_prob(["Quuxification", "runs"], tokens)
+        second = parser.log_prob(["blorped", "runs"], tokens)
+        assert (abs(first - second) > 1e-6) == spelled
 
 
 def test_training_lowers_the_loss_and_keeps_the_best_dev_f1(trained_model: Path) -> None:
