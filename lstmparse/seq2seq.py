@@ -13,13 +13,15 @@ decoder starts from the encoder's final state.  Words are learned embeddings
 (training words seen once are replaced by UNK half the time) optionally
 concatenated with fixed pretrained vectors.
 
-Two extensions beyond the paper are options (``Seq2SeqDimensions``, ``train
---bidirectional --word-pointer``).  A bidirectional encoder adds a forward LSTM, so
+Extensions beyond the paper are options (``Seq2SeqDimensions``, ``train
+--bidirectional --word-pointer --chars``).  A bidirectional encoder adds a forward LSTM, so
 each word's memory sees both sides.  The word pointer feeds the decoder, at every
 step, the memory of the next word to place: the linearization emits one XX per
 word, left to right, so the number of XX already emitted says exactly which word
 comes next.  Attention has to learn that alignment from data; given it, the model
 learns much faster on a small treebank (GUM: dev F1 67 after one epoch against 17).
+A third option, ``chars`` (``train --chars``), adds a character bi-LSTM's vector to
+each word's, so that rare and unseen words are known by their spelling.
 
 Training is teacher-forced on minibatches of sentences of equal length, so that
 each step is one dense batched operation (padding only on the target side, where a
