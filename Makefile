@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 DATA := ../shared/data
-MODEL ?= models/en_ewt_upos
+MODEL ?= models/en_ewt_wp
 
 .PHONY: install test lint bench bench-systems bench-constituency clean dynet-gpu
 

@@ -74,7 +74,7 @@ class Seq2SeqDimensions:
     @property
     def word_input(self) -> int:
         """Size of a word's vector, the encoder's input."""
-        return self.word + self.pretrained + self.chars
+        return self.word + self.pretrained + 2 * (self.chars // 2)  # the bi-LSTM's two halves
 
     @property
     def memory(self) -> int:
