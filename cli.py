@@ -71,7 +71,6 @@ ARCH_DEFAULTS = {  # batch size, learning rate, dropout, DyNet memory (MB; autob
     "ldtreelstm": (32, 1.0, 0.2, 1536),
     "seq2seq": (16, 0.002, 0.2, 2048),
 }
-SEQ2SEQ_CHARS = 100  # output size of the seq2seq character bi-LSTM (--chars), as the stack-LSTM parser's
 NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3, 256)}  # LSTM layers, size
 
 
@@ -167,7 +166,7 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
     hidden = hidden or NETWORK_DEFAULTS.get(arch, (2, 200))[1]
     if arch == "seq2seq":
         backend.configure(seed=seed, memory_mb=memory_mb)
-        from lstmparse.seq2seq import Seq2SeqDimensions
+        from lstmparse.seq2seq import CHAR_LSTM_SIZE, Seq2SeqDimensions
         from lstmparse.seq2seq_training import Seq2SeqOptions, train_seq2seq
 
         options = Seq2SeqOptions(
@@ -175,7 +174,7 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
             batch_size=batch_size, learning_rate=learning_rate, dropout=dropout, seed=seed, pretrained=pretrained,
             dims=Seq2SeqDimensions(
                 word=hidden, hidden=hidden, layers=layers, attention=hidden, bidirectional=bidirectional,
-                word_pointer=word_pointer, chars=SEQ2SEQ_CHARS if char_lstm else 0,
+                word_pointer=word_pointer, chars=CHAR_LSTM_SIZE if char_lstm else 0,
             ),
             resume=resume,
         )

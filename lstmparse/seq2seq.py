@@ -43,13 +43,14 @@ import numpy as np
 from .errors import ModelError
 from .linearization import LEAF, Prefix, is_well_formed, repair
 from .model_io import assign_values, effective_values, load_directory, save_directory
-from .tokens import CharacterLSTM
+from .tokens import CharacterLSTM, Dimensions
 from .vocab import Vocabulary
 
 T = TypeVar("T")
 ARCH = "seq2seq"
 END = "</s>"  # ends every target sequence and starts the decoder
 WORD_UNK_PROBABILITY = 0.5  # training words seen once become UNK this often
+CHAR_LSTM_SIZE = Dimensions.chars  # ``train --chars``: the stack-LSTM parser's character bi-LSTM size
 
 
 def max_output_length(words: int) -> int:
@@ -74,7 +75,7 @@ class Seq2SeqDimensions:
     @property
     def word_input(self) -> int:
         """Size of a word's vector, the encoder's input."""
-        return self.word + self.pretrained + 2 * (self.chars // 2)  # the bi-LSTM's two halves
+        return self.word + self.pretrained + CharacterLSTM.width(self.chars)
 
     @property
     def memory(self) -> int:

@@ -187,7 +187,12 @@ class CharacterLSTM:
         self.embeddings = model.add_lookup_parameters((len(vocab), char_dim))
         self.forward = dy.VanillaLSTMBuilder(1, char_dim, output_dim // 2, model)
         self.backward = dy.VanillaLSTMBuilder(1, char_dim, output_dim // 2, model)
-        self.dim = 2 * (output_dim // 2)
+        self.dim = self.width(output_dim)
+
+    @staticmethod
+    def width(output_dim: int) -> int:
+        """The vector's actual size: two halves of ``output_dim // 2``."""
+        return 2 * (output_dim // 2)
 
     def encode(self, forms: Sequence[str]) -> dy.Expression:
         """One batch element per form, in order: one batched LSTM run per distinct word length.
