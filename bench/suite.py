@@ -35,8 +35,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PARSE_MODES = ("greedy", "batched", "batched64", "jobs2", "beam4", "beam8")
-MODE_SETTINGS = {  # (beam, batch size: parses advanced together)
+MODE_SETTINGS = {  # (beam, batch size: parses advanced together); the last three are not run by default
     "greedy": (1, 1), "batched": (1, 32), "batched64": (1, 64), "jobs2": (1, 32), "beam4": (4, 32), "beam8": (8, 32),
+    "batched128": (1, 128), "beam8x64": (8, 64), "beam8x128": (8, 128),
 }
 LENGTHS = (10, 25, 50, 100, 200)
 
@@ -60,6 +61,8 @@ def main() -> None:
         return
     results = {"machine": machine(), "model": args.model, "parsing": [], "training": [], "lengths": []}
     modes = args.modes.split(",")
+    if unknown := [mode for mode in modes if mode not in MODE_SETTINGS]:
+        options.error(f"unknown mode {', '.join(unknown)}; choose from {', '.join(MODE_SETTINGS)}")
     rounds: dict[str, list[dict]] = {mode: [] for mode in modes}
     for _ in range(args.repeats):
         for mode in modes:

@@ -13,16 +13,17 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
-from .errors import ModelError
+from .errors import InputError, ModelError
 from .formats import Sentence, read_sentences
 from .model_io import DEFAULT_MODEL
 from .parser import StackLSTMParser
 from .ptb import PTBTree, to_bracketed
 
-SENTENCE_WINDOW = 1024  # constituency parsing groups this many input sentences by length
+SENTENCE_WINDOW = 1024  # parsing groups this many input sentences by length
 WORDS_PER_SENTENCE = 25  # lock-step batches close at this many words per sentence on average
 
 
@@ -81,18 +82,29 @@ class Parser:
     def _decoded(self, sentences: Iterable, beam: int, kbest: int, batch_size: int) -> Iterator[tuple[Sentence, list]]:
         """Each input sentence with its candidates; ``batch_size`` hypotheses advance in lock-step.
 
-        The decoder's graph holds every value of a batch until it is done, so memory
-        grows with the words of the batch times beam: a batch also closes at
-        ``WORDS_PER_SENTENCE`` words per sentence on average, so that a run of long
-        sentences does not take several times the memory of ordinary ones.
+        A lock-step batch takes as many steps as its longest sentence needs, so
+        sentences are read ``SENTENCE_WINDOW`` at a time and batched in order of
+        length (bench/RESULTS.md: 1.3 times faster than batches in input order);
+        results still come out in input order.  The decoder's graph holds every
+        value of a batch until it is done, so memory grows with the words of the
+        batch times beam: a batch also closes at ``WORDS_PER_SENTENCE`` words per
+        sentence on average, so that a batch of long sentences does not take
+        several times the memory of ordinary ones.
         """
         from .decoding import BatchDecoder
 
         decoder = BatchDecoder(self.model)
         sentences_per_batch = max(1, batch_size // beam)
         words_per_batch = sentences_per_batch * WORDS_PER_SENTENCE
-        for batch in _batches((_as_sentence(s) for s in sentences), sentences_per_batch, words_per_batch):
-            yield from zip(batch, decoder.parse([s.tokens for s in batch], beam, kbest), strict=True)
+        for window in _windows((_as_sentence(s) for s in sentences), SENTENCE_WINDOW):
+            results: list = [None] * len(window)
+            lengths = [len(sentence) for sentence in window]
+            by_length = sorted(range(len(window)), key=lengths.__getitem__)
+            for batch in _batches(by_length, sentences_per_batch, words_per_batch, size_of=lengths.__getitem__):
+                for index, candidates in zip(batch, decoder.parse([window[i].tokens for i in batch], beam, kbest),
+                                             strict=True):
+                    results[index] = candidates
+            yield from zip(window, results, strict=True)
 
 
 @dataclasses.dataclass
@@ -138,7 +150,7 @@ class ConstituencyParser:
         """
         from .linearization import delinearize
 
-        for batch in _batches(sentences, SENTENCE_WINDOW):
+        for batch in _windows(sentences, SENTENCE_WINDOW):
             words = [_words_of(item) for item in batch]
             tags = [item.tags if isinstance(item, PTBTree) else None for item in batch]
             decoded_batch = self.model.decode_many(words, beam, constrained, batch_size)
@@ -159,12 +171,35 @@ def _as_sentence(sentence: Sentence | Sequence[str]) -> Sentence:
     return sentence if isinstance(sentence, Sentence) else Sentence.from_forms(list(sentence))
 
 
-def _batches(items: Iterable, size: int, max_words: int | None = None) -> Iterator[list]:
-    """Consecutive items in lists of ``size``, or fewer once they hold ``max_words`` words."""
+def _windows(items: Iterable, size: int) -> Iterator[list]:
+    """Consecutive lists of ``size`` items; when reading fails, the items read before come first.
+
+    So a malformed sentence in the input costs only itself and what follows: the
+    sentences before it are still parsed and written before the error is reported.
+    """
+    window: list = []
+    try:
+        for item in items:
+            window.append(item)
+            if len(window) == size:
+                yield window
+                window = []
+    except InputError:
+        if window:
+            yield window
+        raise
+    if window:
+        yield window
+
+
+def _batches(
+    items: Iterable, size: int, max_words: int | None = None, size_of: Callable[[Any], int] = len
+) -> Iterator[list]:
+    """Consecutive items in lists of ``size``, or fewer once they hold ``max_words`` words (``size_of``)."""
     batch, words = [], 0
     for item in items:
         batch.append(item)
-        words += len(item) if max_words is not None else 0
+        words += size_of(item) if max_words is not None else 0
         if len(batch) == size or (max_words is not None and words >= max_words):
             yield batch
             batch, words = [], 0

@@ -21,14 +21,16 @@ the one below), so beam hypotheses share their history.
 
 Transitions create *pending* pushes and compositions; :func:`materialize` builds
 the pending nodes the next scoring needs in dependency waves, one batched
-operation per stack LSTM (or the composition) and wave.  With a beam of 1 the
-trees are those of :meth:`StackLSTMParser.parse`.
+operation per stack LSTM (or the composition) and wave.  Greedy decoding has its
+own loop without the beam's bookkeeping, and gives the trees of
+:meth:`StackLSTMParser.parse`.  Beam search ranks the successors of all sentences
+of a batch with one partial sort per step.  bench/RESULTS.md has the speed of each.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import dynet as dy
@@ -38,8 +40,6 @@ from .formats import Token
 from .parser import NeuralConfiguration, StackLSTMParser
 from .stack_lstm import StackLSTM
 from .systems import Configuration
-
-FINISHED = -1  # the "action" that keeps a finished hypothesis in the beam
 
 
 @dataclass
@@ -52,7 +52,11 @@ class Candidate:
 
 
 class Slot:
-    """Element ``index`` of batched expressions of batch size ``size``: where a value lives."""
+    """Element ``index`` of batched expressions of batch size ``size``: where a value lives.
+
+    A token vector or composition is one expression; a stack-LSTM state is the
+    builder's list (c_1 ... c_L, h_1 ... h_L), all made by one batched operation.
+    """
 
     __slots__ = ("expressions", "index", "size")
 
@@ -63,10 +67,11 @@ class Slot:
 class Node:
     """A value built in a batched wave: a stack-LSTM state or a composed vector."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "wave")
 
     def __init__(self, value: Slot | None = None) -> None:
         self.value = value
+        self.wave: int | None = None  # set by materialize() while the node is pending
 
     def inputs(self) -> tuple[Node, ...]:
         return ()
@@ -78,7 +83,7 @@ class Vector(Node):
     __slots__ = ("head", "dependent", "action")
 
     def __init__(self, value: Slot | None = None, head=None, dependent=None, action: int = -1) -> None:
-        super().__init__(value)
+        self.value, self.wave = value, None
         self.head, self.dependent, self.action = head, dependent, action
 
     def inputs(self) -> tuple[Node, ...]:
@@ -93,7 +98,7 @@ class Pointer(Node):
     def __init__(
         self, lstm: StackLSTM, below: Pointer | None, input: Vector | None, depth: int, value: Slot | None = None
     ) -> None:
-        super().__init__(value)
+        self.value, self.wave = value, None
         self.lstm, self.below, self.input, self.depth = lstm, below, input, depth
 
     def inputs(self) -> tuple[Node, ...]:
@@ -157,14 +162,11 @@ class BatchDecoder:
         self._start_graph()
         beams = [[self._initial(tokens, vectors)] for tokens, vectors in zip(sentences, self._token_vectors(sentences),
                                                                              strict=True)]
-        active = list(range(len(beams)))  # sentences with unfinished hypotheses
-        while active:
-            unfinished = [c for i in active for c in beams[i] if not self.system.is_final(c)]
-            expansions = self._expansions(unfinished)
-            for i in active:
-                beams[i] = self._prune(beams[i], expansions, beam)
-            active = [i for i in active if not all(self.system.is_final(c) for c in beams[i])]
-        return [self._candidates(hyps, kbest) for hyps in beams]
+        if beam == 1:
+            self._decode_greedily([hypotheses[0] for hypotheses in beams])
+        else:
+            self._search(beams, beam)
+        return [self._candidates(hypotheses, kbest) for hypotheses in beams]
 
     def _start_graph(self) -> None:
         """The values every parse starts from, in the new graph: empty stacks, root, action vectors."""
@@ -192,67 +194,98 @@ class BatchDecoder:
         bounds = np.cumsum([0, *(len(s) for s in sentences)]).tolist()
         return [vectors[bounds[i] : bounds[i + 1]] for i in range(len(sentences))]
 
-    def _expansions(self, configs: list[LockstepConfiguration]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-        """Each configuration's legal actions and their total log-probabilities, by id."""
-        expansions = {}
-        to_score = []
-        for config in configs:
-            legal = self.system.legal(config)
-            if len(legal) == 1:
-                expansions[id(config)] = (np.array([config.score]), np.array(legal))
-            else:
-                to_score.append((config, legal))
+    def _decode_greedily(self, configs: list[LockstepConfiguration]) -> None:
+        """Beam 1 without the beam's bookkeeping: each step, every parse takes its best legal action."""
+        system, step = self.system, self.parser.step
+        unfinished = [config for config in configs if not system.is_final(config)]
+        while unfinished:
+            legal = [system.legal(config) for config in unfinished]
+            actions = [options[0] for options in legal]
+            gains = [0.0] * len(unfinished)
+            to_score = [i for i, options in enumerate(legal) if len(options) > 1]
+            if to_score:
+                scored = [unfinished[i] for i in to_score]
+                materialize([pointer for config in scored for pointer in config.tops()], self.parser)
+                log_probs = _legal_log_softmax(self._scores(scored), [legal[i] for i in to_score])
+                best = np.argmax(log_probs, axis=0)
+                best_log_probs = log_probs[best, np.arange(len(to_score))]
+                for i, action, gain in zip(to_score, best.tolist(), best_log_probs.tolist(), strict=True):
+                    actions[i], gains[i] = action, gain
+            for config, action, gain in zip(unfinished, actions, gains, strict=True):
+                step(config, action)
+                config.score += gain
+            unfinished = [config for config in unfinished if not system.is_final(config)]
+
+    def _search(self, beams: list[list[LockstepConfiguration]], beam: int) -> None:
+        """Beam search, in place: each step, every sentence keeps its ``beam`` best successors.
+
+        A step's options are laid out as one array, sentences x hypotheses x
+        (actions + FINISHED), so that the best successors of all sentences are
+        found with one sort.  A finished hypothesis competes through its FINISHED
+        option at its own score.
+        """
+        finished = len(self.system.actions)
+        active = [i for i, hypotheses in enumerate(beams) if not self._all_final(hypotheses)]
+        while active:
+            totals = self._option_totals([beams[i] for i in active], beam)
+            flat = totals.reshape(len(active), -1)
+            best = _best_columns(flat, beam)
+            for row, i in enumerate(active):
+                options = [int(option) for option in best[row] if flat[row, option] > -np.inf]
+                beams[i] = self._successors(beams[i], [divmod(option, finished + 1) for option in options],
+                                            flat[row, options].tolist(), finished)
+            active = [i for i in active if not self._all_final(beams[i])]
+
+    def _all_final(self, hypotheses: list[LockstepConfiguration]) -> bool:
+        return all(self.system.is_final(config) for config in hypotheses)
+
+    def _option_totals(self, beams: list[list[LockstepConfiguration]], beam: int) -> np.ndarray:
+        """Total log-probability of every successor: [sentence, hypothesis, action or FINISHED] (-inf: none)."""
+        system = self.system
+        finished = len(system.actions)
+        totals = np.full((len(beams), beam, finished + 1), -np.inf)
+        to_score, legal, rows, columns = [], [], [], []
+        for row, hypotheses in enumerate(beams):
+            for column, config in enumerate(hypotheses):
+                if system.is_final(config):
+                    totals[row, column, finished] = config.score
+                    continue
+                actions = system.legal(config)
+                if len(actions) == 1:  # a forced move: nothing to score
+                    totals[row, column, actions[0]] = config.score
+                    continue
+                to_score.append(config)
+                legal.append(actions)
+                rows.append(row)
+                columns.append(column)
         if to_score:
-            materialize([p for config, _ in to_score for p in config.tops()], self.parser)
-            log_probs = _legal_log_softmax(self._scores([config for config, _ in to_score]),
-                                           [legal for _, legal in to_score])
-            for column, (config, legal) in enumerate(to_score):
-                actions = np.array(legal)
-                expansions[id(config)] = (config.score + log_probs[actions, column], actions)
-        return expansions
+            materialize([pointer for config in to_score for pointer in config.tops()], self.parser)
+            log_probs = _legal_log_softmax(self._scores(to_score), legal)
+            scores = np.array([config.score for config in to_score])
+            totals[rows, columns, :finished] = (log_probs + scores).T
+        return totals
 
     def _scores(self, configs: list[LockstepConfiguration]) -> np.ndarray:
         """Action scores, one column per configuration, in one batched forward pass."""
         tops = [config.tops() for config in configs]
-        summaries = [_gather([pointers[i].value for pointers in tops], -1) for i in range(3)]
+        summaries = [_gather([pointers[i].value for pointers in tops], [-1])[0] for i in range(3)]  # top layer's h
         scores = self.parser.action_scores(dy.concatenate(summaries))
         return scores.npvalue().reshape(-1, len(configs))
 
-    def _prune(self, hypotheses: list[LockstepConfiguration], expansions: dict, beam: int) -> list:
-        """The ``beam`` best successors of one sentence's hypotheses (finished ones stay).
-
-        Ties go to the earlier hypothesis and action, as ``argmax`` in greedy decoding.
-        """
-        if len(hypotheses) == 1 and beam == 1:  # greedy
-            config = hypotheses[0]
-            scores, legal = expansions[id(config)]
-            best = int(np.argmax(scores))
-            self.parser.step(config, int(legal[best]))
-            config.score = float(scores[best])
-            return hypotheses
-        totals, parents, actions = [], [], []
-        for index, config in enumerate(hypotheses):
-            if self.system.is_final(config):
-                scores, legal = np.array([config.score]), np.array([FINISHED])
-            else:
-                scores, legal = expansions[id(config)]
-            totals.append(scores)
-            parents.append(np.full(len(scores), index))
-            actions.append(legal)
-        totals_all = np.concatenate(totals)
-        kept = np.argsort(-totals_all, kind="stable")[:beam] if beam > 1 else [int(np.argmax(totals_all))]
-        parent_of, action_of = np.concatenate(parents), np.concatenate(actions)
-        uses = Counter(parent_of[kept].tolist())
+    def _successors(
+        self, hypotheses: list[LockstepConfiguration], moves: list[tuple[int, int]], totals: list[float], finished: int
+    ) -> list[LockstepConfiguration]:
+        """The hypotheses that ``moves`` (parent, action) lead to, with their total scores."""
+        uses = Counter(parent for parent, _ in moves)
         successors = []
-        for option in kept:
-            index, action = int(parent_of[option]), int(action_of[option])
-            config = hypotheses[index]
-            uses[index] -= 1
-            if uses[index]:  # a later successor still needs the original
+        for (parent, action), total in zip(moves, totals, strict=True):
+            config = hypotheses[parent]
+            uses[parent] -= 1
+            if uses[parent]:  # a later successor still needs the original
                 config = config.copy()
-            if action != FINISHED:
+            if action != finished:
                 self.parser.step(config, action)
-                config.score = float(totals_all[option])
+                config.score = total
             successors.append(config)
         return successors
 
@@ -265,34 +298,34 @@ class BatchDecoder:
 
 
 def materialize(needed: Sequence[Node], parser: StackLSTMParser) -> None:
-    """Compute every pending node ``needed`` depends on, in batched dependency waves."""
-    waves: dict[int, list[Node]] = defaultdict(list)
-    for level, node in _levels(needed).values():
-        waves[level].append(node)
-    for level in sorted(waves):
-        _compute_wave(waves[level], parser)
-
-
-def _levels(needed: Sequence[Node]) -> dict[int, tuple[int, Node]]:
-    """Each pending node reachable from ``needed``, by id: (its wave, the node).
+    """Compute every pending node ``needed`` depends on, in batched dependency waves.
 
     A node's wave is one more than the latest wave among its pending inputs, so a
-    wave only reads values computed in earlier ones.  Iterative: a 500-word
-    sentence's initial buffer is a chain of 500 pending pushes.
+    wave only reads values computed in earlier ones.  The walk is iterative: a
+    500-word sentence's initial buffer is a chain of 500 pending pushes.
     """
-    levels: dict[int, tuple[int, Node]] = {}
-    todo = [(node, False) for node in needed if node.value is None]
+    waves: dict[int, list[Node]] = defaultdict(list)
+    todo = [node for node in needed if node.value is None]
     while todo:
-        node, inputs_done = todo.pop()
-        if id(node) in levels:
+        node = todo[-1]
+        if node.wave is not None:  # reached twice
+            todo.pop()
             continue
-        pending_inputs = [i for i in node.inputs() if i.value is None]
-        if inputs_done or not pending_inputs:
-            levels[id(node)] = (1 + max((levels[id(i)][0] for i in pending_inputs), default=-1), node)
-        else:
-            todo.append((node, True))
-            todo.extend((i, False) for i in pending_inputs if id(i) not in levels)
-    return levels
+        wave, placed = 0, True
+        for source in node.inputs():
+            if source.value is not None:
+                continue
+            if source.wave is None:  # place the input first, then come back
+                todo.append(source)
+                placed = False
+            elif source.wave >= wave:
+                wave = source.wave + 1
+        if placed:
+            todo.pop()
+            node.wave = wave
+            waves[wave].append(node)
+    for wave in sorted(waves):
+        _compute_wave(waves[wave], parser)
 
 
 def _compute_wave(ready: list[Node], parser: StackLSTMParser) -> None:
@@ -309,18 +342,17 @@ def _compute_wave(ready: list[Node], parser: StackLSTMParser) -> None:
 
 def _push(lstm: StackLSTM, nodes: list[Pointer]) -> None:
     """Each node's LSTM state: its input pushed onto the state below it."""
-    nodes.sort(key=lambda node: (id(node.below.value.expressions[0]), node.below.value.index))  # fewer gathers
-    below = [node.below.value for node in nodes]
-    state = [_gather(below, k) for k in range(len(below[0].expressions))]
-    inputs = _gather([node.input.value for node in nodes], 0)
-    states = lstm.builder.initial_state(state).add_input(inputs).s()
+    nodes.sort(key=lambda node: (id(node.below.value.expressions), node.below.value.index))  # fewer gathers
+    below = _gather([node.below.value for node in nodes], range(2 * lstm.layers))
+    (inputs,) = _gather([node.input.value for node in nodes], [0])
+    states = list(lstm.builder.initial_state(below).add_input(inputs).s())
     for index, node in enumerate(nodes):
         node.value = Slot(states, index, len(nodes))
 
 
 def _compose(parser: StackLSTMParser, nodes: list[Vector]) -> None:
-    heads = _gather([node.head.value for node in nodes], 0)
-    dependents = _gather([node.dependent.value for node in nodes], 0)
+    (heads,) = _gather([node.head.value for node in nodes], [0])
+    (dependents,) = _gather([node.dependent.value for node in nodes], [0])
     relations = dy.lookup_batch(parser.composition_action_embeddings, [node.action for node in nodes])
     inputs = dy.concatenate([heads, dependents, relations])
     composed = dy.tanh(dy.affine_transform([parser.composition_bias, parser.composition, inputs]))
@@ -331,30 +363,53 @@ def _compose(parser: StackLSTMParser, nodes: list[Vector]) -> None:
 def _empty(stack: StackLSTM) -> Pointer:
     """The empty stack of the current graph: the guard pushed."""
     state = stack.builder.initial_state().add_input(stack.guard)
-    return Pointer(stack, None, None, 0, value=Slot(state.s(), 0, 1))
+    return Pointer(stack, None, None, 0, value=Slot(list(state.s()), 0, 1))
 
 
-def _gather(slots: Sequence[Slot], k: int) -> dy.Expression:
-    """The ``k``-th expressions of ``slots`` as one batch, in order.
+def _gather(slots: Sequence[Slot], ks: Iterable[int]) -> list[dy.Expression]:
+    """For each ``k`` in ``ks``, the ``k``-th expressions of ``slots`` as one batch, in order.
 
-    Consecutive slots from one source expression are picked with one node, and a
-    whole source taken in order is used as it is.
+    Consecutive slots from one source are picked with one node, and a whole source
+    taken in order is used as it is.  The runs of sources are found once for all
+    ``k`` (a state's c and h come from one operation, so they share their runs).
     """
-    parts = []
-    start = 0
-    for end in range(1, len(slots) + 1):
-        if end == len(slots) or slots[end].expressions[k] is not slots[start].expressions[k]:
-            parts.append(_picked(slots[start:end], k))
-            start = end
-    return parts[0] if len(parts) == 1 else dy.concatenate_to_batch(parts)
+    runs = _runs(slots)
+    gathered = []
+    for k in ks:
+        parts = [source[k] if indices is None else dy.pick_batch_elems(source[k], indices) for source, indices in runs]
+        gathered.append(parts[0] if len(parts) == 1 else dy.concatenate_to_batch(parts))
+    return gathered
 
 
-def _picked(run: Sequence[Slot], k: int) -> dy.Expression:
-    source = run[0].expressions[k]
-    indices = [slot.index for slot in run]
-    if len(indices) == run[0].size and indices == list(range(len(indices))):
-        return source
-    return dy.pick_batch_elems(source, indices)
+def _runs(slots: Sequence[Slot]) -> list[tuple[list[dy.Expression], list[int] | None]]:
+    """Maximal runs of consecutive slots with one source: (its expressions, the indices, or None for all in order)."""
+    runs: list[tuple[Slot, list[int]]] = []
+    source = None
+    for slot in slots:
+        if slot.expressions is not source:
+            source = slot.expressions
+            runs.append((slot, []))
+        runs[-1][1].append(slot.index)
+    return [(first.expressions, None if _whole(indices, first.size) else indices) for first, indices in runs]
+
+
+def _whole(indices: list[int], size: int) -> bool:
+    """True when ``indices`` are 0 .. size-1 in order: the whole source."""
+    return len(indices) == size and indices == list(range(size))
+
+
+def _best_columns(values: np.ndarray, k: int) -> np.ndarray:
+    """The columns of the ``k`` largest values of each row, largest first.
+
+    A partial selection, then a sort of only the ``k`` chosen (ties among them go
+    to the lower column): most of a row is the -inf of illegal actions.
+    """
+    if values.shape[1] > k:
+        chosen = np.argpartition(-values, k - 1, axis=1)[:, :k]
+    else:
+        chosen = np.broadcast_to(np.arange(values.shape[1]), values.shape)
+    order = np.lexsort((chosen, -np.take_along_axis(values, chosen, axis=1)), axis=1)
+    return np.take_along_axis(chosen, order, axis=1)
 
 
 def _legal_log_softmax(scores: np.ndarray, legal: Sequence[Sequence[int]]) -> np.ndarray:

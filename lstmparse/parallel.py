@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from . import backend
 from .formats import Sentence
 
-CHUNK = 64  # sentences sent to a worker at a time
+CHUNK = 256  # sentences sent to a worker at a time (it batches them by length)
 
 _parser = None  # the model loaded in a worker process
 

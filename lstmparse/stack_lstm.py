@@ -46,6 +46,7 @@ class StackLSTM:
     """A stack LSTM made of DyNet's ``CoupledLSTMBuilder`` (peepholes, coupled gates)."""
 
     def __init__(self, model: dy.ParameterCollection, layers: int, input_dim: int, hidden_dim: int) -> None:
+        self.layers, self.hidden_dim = layers, hidden_dim
         self.builder = dy.CoupledLSTMBuilder(layers, input_dim, hidden_dim, model)
         self.guard = model.add_parameters(input_dim)
 

@@ -110,6 +110,7 @@ def test_malformed_input_is_one_line_and_exit_code_2(trained, tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip() == f"lstmparse: {bad}:3: expected 10 tab-separated columns, found 6"
     assert "Traceback" not in result.stderr
+    assert result.stdout.startswith("1\tx\t") and result.stdout.count("\n") == 2  # the sentence before the error
     missing = lstmparse("parse", "--model", tmp_path / "nowhere", "--quiet", stdin="a\n")
     assert missing.returncode == 2 and "no such model directory" in missing.stderr
 

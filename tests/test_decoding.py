@@ -47,6 +47,20 @@ def test_kbest_lists_are_ranked_distinct_trees_with_input_comments(parser, dev):
         assert scores == sorted(scores, reverse=True) and scores[0] <= 0
 
 
+def test_beam_search_does_not_depend_on_the_batch(parser, dev):
+    """Sentences are regrouped by length into batches; each one's k-best list must stay its own."""
+    sentences = dev[:30]
+    alone = list(parser.parse_kbest(sentences, beam=4, kbest=3, batch_size=4))  # one sentence per batch
+    together = list(parser.parse_kbest(sentences, beam=4, kbest=3, batch_size=64))
+    for one, other in zip(alone, together, strict=True):
+        assert [(c.heads, c.deprels) for c in one] == [(c.heads, c.deprels) for c in other]
+        assert [_score(c) for c in one] == pytest.approx([_score(c) for c in other], abs=1e-3)
+
+
+def _score(candidate) -> float:
+    return float(next(line for line in candidate.lines if line.startswith("# parser_score = ")).split("= ")[1])
+
+
 def test_kbest_output_reads_back_with_its_trees(parser, dev, tmp_path):
     path = tmp_path / "kbest.conllu"
     blocks = [c for candidates in parser.parse_kbest(dev[:10], beam=4, kbest=4) for c in candidates]
