@@ -9,7 +9,8 @@ alone.  Rows:
 * parsing EWT test with greedy decoding one sentence per graph (``--batch-size 1``),
   greedy in lock-step batches of 32 (the default) and 64, ``--jobs 2``, beam 4 and
   beam 8: sentences/s, words/s, model load time, peak RSS, and the mode's UAS/LAS
-  on EWT dev (``--repeats N`` interleaves N rounds of the modes and reports medians);
+  on EWT dev (``--repeats N`` interleaves N rounds of the modes and reports medians;
+  ``--modes`` also offers batched128, beam8x64 and beam8x128: larger batches);
 * training: sentences/s for each minibatch size (one epoch over the first
   ``--train-sentences`` training sentences, words+pos features as the C++ reference);
 * cost curve: greedy parsing time per token, one sentence at a time, for synthetic
@@ -70,15 +71,13 @@ def main() -> None:
             rounds[mode].append(run_worker(args, "parse", mode, cores))
             print(parse_row(rounds[mode][-1]), file=sys.stderr, flush=True)
     results["parsing"] = [median_row(rows) for rows in rounds.values()]
-    if args.skip_training:
-        print(markdown(results))
-        return
-    for size in args.batch_sizes.split(","):
-        results["training"].append(run_worker(args, "train", size))
-        print(results["training"][-1], file=sys.stderr, flush=True)
-    for length in LENGTHS:
-        results["lengths"].append(run_worker(args, "length", str(length)))
-        print(results["lengths"][-1], file=sys.stderr, flush=True)
+    if not args.skip_training:
+        for size in args.batch_sizes.split(","):
+            results["training"].append(run_worker(args, "train", size))
+            print(results["training"][-1], file=sys.stderr, flush=True)
+        for length in LENGTHS:
+            results["lengths"].append(run_worker(args, "length", str(length)))
+            print(results["lengths"][-1], file=sys.stderr, flush=True)
     print(markdown(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
