@@ -15,13 +15,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, ModelError
 from .formats import Sentence, read_sentences
 from .model_io import DEFAULT_MODEL
 from .parser import StackLSTMParser
 from .ptb import PTBTree, to_bracketed
+
+if TYPE_CHECKING:
+    from .decoding import BatchDecoder
 
 SENTENCE_WINDOW = 1024  # parsing groups this many input sentences by length
 WORDS_PER_SENTENCE = 25  # lock-step batches close at this many words per sentence on average
@@ -95,16 +98,9 @@ class Parser:
 
         decoder = BatchDecoder(self.model)
         sentences_per_batch = max(1, batch_size // beam)
-        words_per_batch = sentences_per_batch * WORDS_PER_SENTENCE
         for window in _windows((_as_sentence(s) for s in sentences), SENTENCE_WINDOW):
-            results: list = [None] * len(window)
-            lengths = [len(sentence) for sentence in window]
-            by_length = sorted(range(len(window)), key=lengths.__getitem__)
-            for batch in _batches(by_length, sentences_per_batch, words_per_batch, size_of=lengths.__getitem__):
-                for index, candidates in zip(batch, decoder.parse([window[i].tokens for i in batch], beam, kbest),
-                                             strict=True):
-                    results[index] = candidates
-            yield from zip(window, results, strict=True)
+            candidates = _decoded_by_length(decoder, window, beam, kbest, sentences_per_batch)
+            yield from zip(window, candidates, strict=True)
 
 
 @dataclasses.dataclass
@@ -169,6 +165,20 @@ def _words_of(item: PTBTree | Sentence | Sequence[str]) -> list[str]:
 
 def _as_sentence(sentence: Sentence | Sequence[str]) -> Sentence:
     return sentence if isinstance(sentence, Sentence) else Sentence.from_forms(list(sentence))
+
+
+def _decoded_by_length(
+    decoder: BatchDecoder, window: list[Sentence], beam: int, kbest: int, sentences_per_batch: int
+) -> list:
+    """The candidates of each sentence of ``window``, in its order, decoded in batches of similar length."""
+    results: list = [None] * len(window)
+    lengths = [len(sentence) for sentence in window]
+    by_length = sorted(range(len(window)), key=lengths.__getitem__)
+    words_per_batch = sentences_per_batch * WORDS_PER_SENTENCE
+    for batch in _batches(by_length, sentences_per_batch, words_per_batch, size_of=lengths.__getitem__):
+        for index, candidates in zip(batch, decoder.parse([window[i].tokens for i in batch], beam, kbest), strict=True):
+            results[index] = candidates
+    return results
 
 
 def _windows(items: Iterable, size: int) -> Iterator[list]:
