@@ -65,13 +65,16 @@ class Slot:
 
 
 class Node:
-    """A value built in a batched wave: a stack-LSTM state or a composed vector."""
+    """A value built in a batched wave: a stack-LSTM state or a composed vector.
+
+    ``value`` is its :class:`Slot` once computed (None while pending); ``wave`` is
+    set by :func:`materialize` while it is pending.  The subclasses set both in
+    their own ``__init__``, without a call up: a batch makes some 10^5 nodes.
+    """
 
     __slots__ = ("value", "wave")
-
-    def __init__(self, value: Slot | None = None) -> None:
-        self.value = value
-        self.wave: int | None = None  # set by materialize() while the node is pending
+    value: Slot | None
+    wave: int | None
 
     def inputs(self) -> tuple[Node, ...]:
         return ()
@@ -83,7 +86,7 @@ class Vector(Node):
     __slots__ = ("head", "dependent", "action")
 
     def __init__(self, value: Slot | None = None, head=None, dependent=None, action: int = -1) -> None:
-        self.value, self.wave = value, None  # Node's fields, set here: a batch makes 10^5 nodes
+        self.value, self.wave = value, None
         self.head, self.dependent, self.action = head, dependent, action
 
     def inputs(self) -> tuple[Node, ...]:
@@ -98,7 +101,7 @@ class Pointer(Node):
     def __init__(
         self, lstm: StackLSTM, below: Pointer | None, input: Vector | None, depth: int, value: Slot | None = None
     ) -> None:
-        self.value, self.wave = value, None  # as in Vector
+        self.value, self.wave = value, None
         self.lstm, self.below, self.input, self.depth = lstm, below, input, depth
 
     def inputs(self) -> tuple[Node, ...]:
@@ -144,6 +147,7 @@ class BatchDecoder:
     def __init__(self, parser: StackLSTMParser) -> None:
         self.parser = parser
         self.system = parser.system
+        self.finished = len(parser.system.actions)  # the id of FINISHED, a finished hypothesis's one option
         for stack in (parser.stack_lstm, parser.buffer_lstm, parser.action_lstm):
             stack.builder.disable_dropout()
 
@@ -224,7 +228,7 @@ class BatchDecoder:
         found with one sort.  A finished hypothesis competes through its FINISHED
         option at its own score.
         """
-        finished = len(self.system.actions)
+        finished = self.finished
         active = [i for i, hypotheses in enumerate(beams) if not self._all_final(hypotheses)]
         while active:
             totals = self._option_totals([beams[i] for i in active], beam)
@@ -233,7 +237,7 @@ class BatchDecoder:
             for row, i in enumerate(active):
                 options = [int(option) for option in best[row] if flat[row, option] > -np.inf]
                 beams[i] = self._successors(beams[i], [divmod(option, finished + 1) for option in options],
-                                            flat[row, options].tolist(), finished)
+                                            flat[row, options].tolist())
             active = [i for i in active if not self._all_final(beams[i])]
 
     def _all_final(self, hypotheses: list[LockstepConfiguration]) -> bool:
@@ -241,8 +245,7 @@ class BatchDecoder:
 
     def _option_totals(self, beams: list[list[LockstepConfiguration]], beam: int) -> np.ndarray:
         """Total log-probability of every successor: [sentence, hypothesis, action or FINISHED] (-inf: none)."""
-        system = self.system
-        finished = len(system.actions)
+        system, finished = self.system, self.finished
         totals = np.full((len(beams), beam, finished + 1), -np.inf)
         to_score, legal, rows, columns = [], [], [], []
         for row, hypotheses in enumerate(beams):
@@ -273,7 +276,7 @@ class BatchDecoder:
         return scores.npvalue().reshape(-1, len(configs))
 
     def _successors(
-        self, hypotheses: list[LockstepConfiguration], moves: list[tuple[int, int]], totals: list[float], finished: int
+        self, hypotheses: list[LockstepConfiguration], moves: list[tuple[int, int]], totals: list[float]
     ) -> list[LockstepConfiguration]:
         """The hypotheses that ``moves`` (parent, action) lead to, with their total scores."""
         uses = Counter(parent for parent, _ in moves)
@@ -283,7 +286,7 @@ class BatchDecoder:
             uses[parent] -= 1
             if uses[parent]:  # a later successor still needs the original
                 config = config.copy()
-            if action != finished:
+            if action != self.finished:
                 self.parser.step(config, action)
                 config.score = total
             successors.append(config)
