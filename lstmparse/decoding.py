@@ -29,6 +29,7 @@ of a batch with one partial sort per step.  bench/RESULTS.md has the speed of ea
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -56,12 +57,24 @@ class Slot:
 
     A token vector or composition is one expression; a stack-LSTM state is the
     builder's list (c_1 ... c_L, h_1 ... h_L), all made by one batched operation.
+    ``source`` numbers that operation in the order operations were made, so that
+    gathers can be ordered by source the same way in every run (by ``id`` they
+    were not, and the batch order moves scores in their last bits).
     """
 
-    __slots__ = ("expressions", "index", "size")
+    __slots__ = ("expressions", "index", "size", "source")
 
-    def __init__(self, expressions: list[dy.Expression], index: int, size: int) -> None:
-        self.expressions, self.index, self.size = expressions, index, size
+    def __init__(self, expressions: list[dy.Expression], index: int, size: int, source: int) -> None:
+        self.expressions, self.index, self.size, self.source = expressions, index, size, source
+
+
+_sources = itertools.count()
+
+
+def _slots(expressions: list[dy.Expression], size: int) -> list[Slot]:
+    """The ``size`` elements of the batched ``expressions`` of one new operation."""
+    source = next(_sources)
+    return [Slot(expressions, index, size, source) for index in range(size)]
 
 
 class Node:
@@ -178,10 +191,10 @@ class BatchDecoder:
         self.empty_stacks = tuple(
             _empty(stack) for stack in (parser.stack_lstm, parser.buffer_lstm, parser.action_lstm)
         )
-        self.root = Vector(Slot([parser.root_vector.expr()], 0, 1))
+        (self.root,) = map(Vector, _slots([parser.root_vector.expr()], 1))
         actions = len(self.system.actions)
         table = dy.lookup_batch(parser.action_history_embeddings, list(range(actions)))
-        self.action_vectors = [Vector(Slot([table], a, actions)) for a in range(actions)]
+        self.action_vectors = list(map(Vector, _slots([table], actions)))
 
     def _initial(self, tokens: Sequence[Token], vectors: list[Vector]) -> LockstepConfiguration:
         return self.system.initial(len(tokens), LockstepConfiguration, decoder=self, vectors=[self.root, *vectors])
@@ -194,7 +207,7 @@ class BatchDecoder:
         else:
             expressions = [e for sentence in sentences for e in tokens.encode(sentence, train=False)]
         table = dy.concatenate_to_batch(expressions)
-        vectors = [Vector(Slot([table], i, len(expressions))) for i in range(len(expressions))]
+        vectors = list(map(Vector, _slots([table], len(expressions))))
         bounds = np.cumsum([0, *(len(s) for s in sentences)]).tolist()
         return [vectors[bounds[i] : bounds[i + 1]] for i in range(len(sentences))]
 
@@ -208,9 +221,7 @@ class BatchDecoder:
             gains = [0.0] * len(unfinished)
             to_score = [i for i, options in enumerate(legal) if len(options) > 1]
             if to_score:
-                scored = [unfinished[i] for i in to_score]
-                materialize([pointer for config in scored for pointer in config.tops()], self.parser)
-                log_probs = _legal_log_softmax(self._scores(scored), [legal[i] for i in to_score])
+                log_probs = self._log_probs([unfinished[i] for i in to_score], [legal[i] for i in to_score])
                 best = np.argmax(log_probs, axis=0)
                 best_log_probs = log_probs[best, np.arange(len(to_score))]
                 for i, action, gain in zip(to_score, best.tolist(), best_log_probs.tolist(), strict=True):
@@ -235,9 +246,10 @@ class BatchDecoder:
             flat = totals.reshape(len(active), -1)
             best = _best_columns(flat, beam)
             for row, i in enumerate(active):
-                options = [int(option) for option in best[row] if flat[row, option] > -np.inf]
-                beams[i] = self._successors(beams[i], [divmod(option, finished + 1) for option in options],
-                                            flat[row, options].tolist())
+                values = flat[row, best[row]]
+                options = best[row][values > -np.inf]  # fewer than ``beam`` when fewer moves exist
+                beams[i] = self._successors(beams[i], [divmod(option, finished + 1) for option in options.tolist()],
+                                            values[values > -np.inf].tolist())
             active = [i for i in active if not self._all_final(beams[i])]
 
     def _all_final(self, hypotheses: list[LockstepConfiguration]) -> bool:
@@ -262,11 +274,18 @@ class BatchDecoder:
                 rows.append(row)
                 columns.append(column)
         if to_score:
-            materialize([pointer for config in to_score for pointer in config.tops()], self.parser)
-            log_probs = _legal_log_softmax(self._scores(to_score), legal)
             scores = np.array([config.score for config in to_score])
-            totals[rows, columns, :finished] = (log_probs + scores).T
+            totals[rows, columns, :finished] = (self._log_probs(to_score, legal) + scores).T
         return totals
+
+    def _log_probs(self, configs: list[LockstepConfiguration], legal: list[list[int]]) -> np.ndarray:
+        """Log-probabilities of the actions, one column per configuration (-inf where not legal).
+
+        The pending pushes and compositions the configurations' stack tops need are
+        built first, in batched waves.
+        """
+        materialize([pointer for config in configs for pointer in config.tops()], self.parser)
+        return _legal_log_softmax(self._scores(configs), legal)
 
     def _scores(self, configs: list[LockstepConfiguration]) -> np.ndarray:
         """Action scores, one column per configuration, in one batched forward pass."""
@@ -345,12 +364,12 @@ def _compute_wave(ready: list[Node], parser: StackLSTMParser) -> None:
 
 def _push(lstm: StackLSTM, nodes: list[Pointer]) -> None:
     """Each node's LSTM state: its input pushed onto the state below it."""
-    nodes.sort(key=lambda node: (id(node.below.value.expressions), node.below.value.index))  # fewer gathers
+    nodes.sort(key=lambda node: (node.below.value.source, node.below.value.index))  # fewer gathers
     below = _gather([node.below.value for node in nodes], range(2 * lstm.layers))
     (inputs,) = _gather([node.input.value for node in nodes], [0])
     states = list(lstm.builder.initial_state(below).add_input(inputs).s())
-    for index, node in enumerate(nodes):
-        node.value = Slot(states, index, len(nodes))
+    for node, slot in zip(nodes, _slots(states, len(nodes)), strict=True):
+        node.value = slot
 
 
 def _compose(parser: StackLSTMParser, nodes: list[Vector]) -> None:
@@ -359,14 +378,14 @@ def _compose(parser: StackLSTMParser, nodes: list[Vector]) -> None:
     relations = dy.lookup_batch(parser.composition_action_embeddings, [node.action for node in nodes])
     inputs = dy.concatenate([heads, dependents, relations])
     composed = dy.tanh(dy.affine_transform([parser.composition_bias, parser.composition, inputs]))
-    for index, node in enumerate(nodes):
-        node.value = Slot([composed], index, len(nodes))
+    for node, slot in zip(nodes, _slots([composed], len(nodes)), strict=True):
+        node.value = slot
 
 
 def _empty(stack: StackLSTM) -> Pointer:
     """The empty stack of the current graph: the guard pushed."""
     state = stack.builder.initial_state().add_input(stack.guard)
-    return Pointer(stack, None, None, 0, value=Slot(list(state.s()), 0, 1))
+    return Pointer(stack, None, None, 0, value=_slots(list(state.s()), 1)[0])
 
 
 def _gather(slots: Sequence[Slot], ks: Iterable[int]) -> list[dy.Expression]:

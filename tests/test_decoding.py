@@ -57,6 +57,15 @@ def test_beam_search_does_not_depend_on_the_batch(parser, dev):
         assert [_score(c) for c in one] == pytest.approx([_score(c) for c in other], abs=1e-3)
 
 
+def test_kbest_output_is_the_same_in_every_run(ewt, tmp_path):
+    """Scores must not depend on where Python put objects in memory (which once ordered the batches)."""
+    sample = tmp_path / "in.conllu"
+    sample.write_text(first_sentences(ewt / "dev.conllu", 300), encoding="utf-8")
+    command = [sys.executable, "-m", "cli", "parse", "--input", sample, "--beam", "8", "--kbest", "4", "--quiet"]
+    first, second = (subprocess.run(command, capture_output=True, text=True, check=True).stdout for _ in range(2))
+    assert first.count("# parser_score") >= 300 and first == second
+
+
 def _score(candidate) -> float:
     return float(next(line for line in candidate.lines if line.startswith("# parser_score = ")).split("= ")[1])
 
