@@ -143,8 +143,7 @@ class LockstepConfiguration(NeuralConfiguration):
         self.stack_top, self.buffer_top, self.history = decoder.empty_stacks
         self.score = 0.0
 
-    def add_arc(self, head: int, dependent: int, label: str, action: int) -> None:
-        Configuration.add_arc(self, head, dependent, label, action)
+    def represent_arc(self, head: int, dependent: int, action: int) -> None:
         self.vectors[head] = Vector(head=self.vectors[head], dependent=self.vectors[dependent], action=action)
 
     def record(self, action: int) -> None:

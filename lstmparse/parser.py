@@ -18,7 +18,7 @@ import numpy as np
 
 from .errors import ModelError
 from .formats import Token
-from .model_io import assign_values, effective_values, load_directory, save_directory
+from .model_io import assign_values, effective_values, load_directory, model_contents, save_directory
 from .pseudo_projective import deprojectivize
 from .stack_lstm import StackLSTM
 from .systems import Configuration, GoldTree, TransitionSystem, make_system
@@ -26,6 +26,11 @@ from .tokens import Dimensions, TokenEncoder
 from .vocab import Vocabulary
 
 ARCH = "stacklstm"
+# What a saved model computes.  Revision 2 (lstmparse 0.2): an arc reseats its head on
+# every stack LSTM that holds it (systems/base.py), and a FEATS vector is the sum of the
+# word's own feature embeddings.  Revision 1 models whose computation this changed are
+# refused by :func:`check_revision`; ``train --resume`` continues their training.
+REVISION = 2
 
 
 def sample(actions: Sequence[int], log_probs: np.ndarray, alpha: float) -> int:
@@ -61,8 +66,8 @@ class NeuralConfiguration(Configuration):
         self.buffer_top = self.buffer_top.pop()
         return super().pop_buffer()
 
-    def add_arc(self, head: int, dependent: int, label: str, action: int) -> None:
-        super().add_arc(head, dependent, label, action)
+    def represent_arc(self, head: int, dependent: int, action: int) -> None:
+        """The head's vector becomes the composition c (the base class then reseats the head)."""
         self.vectors[head] = self.parser.compose(self.vectors[head], self.vectors[dependent], action)
 
     def copy(self) -> NeuralConfiguration:
@@ -211,6 +216,7 @@ class StackLSTMParser:
             "features": self.features,
             "dims": self.dims.to_json(),
             "pretrained_dim": self.pretrained_dim,
+            "revision": REVISION,
             "training": training or {},
         }
         vocab = {name: v.to_json() for name, v in self.vocabs.items()}
@@ -221,12 +227,14 @@ class StackLSTMParser:
         config, vocab, params = load_directory(directory)
         if config.get("arch") != ARCH:
             raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a stack-LSTM parser")
-        system = make_system(config["system"], config["labels"], config["root_label"])
-        vocabs = {name: Vocabulary.from_json(data) for name, data in vocab.items()}
-        parser = cls(
-            system, config["features"], vocabs, Dimensions(**config["dims"]), config["pretrained_dim"],
-            config.get("pseudo_projective", False),
-        )
+        with model_contents(directory):
+            system = make_system(config["system"], config["labels"], config["root_label"])
+            check_revision(directory, config, system)
+            vocabs = {name: Vocabulary.from_json(data) for name, data in vocab.items()}
+            parser = cls(
+                system, config["features"], vocabs, Dimensions(**config["dims"]), config["pretrained_dim"],
+                config.get("pseudo_projective", False),
+            )
         parser.set_parameter_values(params)
         parser.training = config.get("training", {})
         return parser
@@ -236,3 +244,26 @@ class StackLSTMParser:
 
     def set_parameter_values(self, values: dict[str, np.ndarray]) -> None:
         assign_values(self.model, values)
+
+
+def revision_1_changes(config: dict, system: TransitionSystem) -> list[str]:
+    """What revision 2 computes differently for a model saved as revision 1 (empty: nothing)."""
+    if config.get("revision", 1) >= REVISION:
+        return []
+    changes = []
+    if system.heads_stay_in_place:
+        changes.append(f"{system.name} arcs now show the composed head to the stack LSTM")
+    if "feats" in config.get("features", ()):
+        changes.append("FEATS vectors no longer depend on the other words of a batch")
+    return changes
+
+
+def check_revision(directory: str, config: dict, system: TransitionSystem) -> None:
+    """Refuse a model that would parse with other semantics than it was trained with."""
+    changes = revision_1_changes(config, system)
+    if changes:
+        raise ModelError(
+            f"{directory}: trained before lstmparse 0.2 corrected its model ({'; '.join(changes)}), so it would "
+            "parse differently from how it was trained; continue its training with `lstmparse train --resume` "
+            "(same options) or retrain it (see README, 'Model revisions')"
+        )

@@ -18,16 +18,19 @@ import dynet as dy
 class StackPointer:
     """An immutable position in a stack LSTM's history."""
 
-    __slots__ = ("state", "below", "depth")
+    __slots__ = ("state", "below", "depth", "input")
 
-    def __init__(self, state: dy.RNNState, below: StackPointer | None, depth: int) -> None:
+    def __init__(
+        self, state: dy.RNNState, below: StackPointer | None, depth: int, input: dy.Expression | None = None
+    ) -> None:
         self.state = state
         self.below = below
         self.depth = depth
+        self.input = input  # the element vector this push fed the LSTM (None for the empty stack)
 
     def push(self, x: dy.Expression) -> StackPointer:
         """A new pointer whose LSTM state extends this one with ``x``."""
-        return StackPointer(self.state.add_input(x), self, self.depth + 1)
+        return StackPointer(self.state.add_input(x), self, self.depth + 1, x)
 
     def pop(self) -> StackPointer:
         """The pointer below; popping the empty stack is an error."""

@@ -110,3 +110,52 @@ def test_saved_model_keeps_the_weight_decay_scale(tmp_path):
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def _as_revision_1(directory) -> None:
+    """Make a saved model look as models saved before revision 2 did (no ``revision`` entry)."""
+    import json
+
+    path = directory / model_io.CONFIG
+    config = json.loads(path.read_text(encoding="utf-8"))
+    del config["revision"]
+    path.write_text(json.dumps(config), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("system", "features", "refused"),
+    [
+        ("arc-hybrid", ["words"], "arc-hybrid arcs"),
+        ("arc-standard", ["words", "feats"], "FEATS"),
+        ("arc-swap", ["words", "pos"], None),  # computes what it computed before: still loads
+    ],
+)
+def test_models_of_revision_1_load_only_where_the_model_is_unchanged(tmp_path, small_treebank, system, features,
+                                                                     refused):
+    sentences = read_treebank(str(small_treebank["train"]))
+    model = StackLSTMParser(make_system(system, {d for s in sentences for d in s.deprels}), features,
+                            build_vocabularies(sentences))
+    model.save(str(tmp_path / "m"))
+    _as_revision_1(tmp_path / "m")
+    if refused is None:
+        assert StackLSTMParser.load(str(tmp_path / "m")).parse(sentences[0].tokens) == model.parse(sentences[0].tokens)
+        return
+    with pytest.raises(ModelError, match=f"{refused}.*train --resume"):
+        StackLSTMParser.load(str(tmp_path / "m"))
+
+
+def test_resuming_a_revision_1_model_trains_it_under_revision_2(tmp_path, small_treebank):
+    import io
+
+    from lstmparse.training import TrainingOptions, train
+
+    options = TrainingOptions(train=str(small_treebank["train"]), dev=str(small_treebank["dev"]),
+                              model_dir=str(tmp_path / "m"), features=["words", "pos"], system="arc-hybrid", epochs=1)
+    train(options)
+    _as_revision_1(tmp_path / "m")
+    (tmp_path / "m" / "checkpoint" / model_io.CONFIG).unlink()  # resume from the (old) best model
+    log = io.StringIO()
+    record = train(TrainingOptions(**{**options.__dict__, "epochs": 2, "resume": True}), log=log)
+    assert "revision-1 model" in log.getvalue()
+    assert record["revision_1_epochs"] == 1 and record["best_epoch"] == 2  # old dev scores do not compete
+    assert StackLSTMParser.load(str(tmp_path / "m")).training["revision_1_epochs"] == 1

@@ -19,6 +19,7 @@ class ArcHybrid(TransitionSystem):
     name = "arc-hybrid"
     kinds = (SHIFT, LEFT, RIGHT)
     has_dynamic_oracle = True
+    heads_stay_in_place = True  # RIGHT(l): s1 takes the dependent and stays on the stack
 
     def legal(self, config: Configuration) -> list[int]:
         depth, has_buffer = len(config.stack), bool(config.buffer)

@@ -7,6 +7,16 @@ primitive operations of :class:`Configuration` (push/pop on stack and buffer, ad
 an arc).  The neural parser subclasses :class:`Configuration` and mirrors exactly
 those primitives on its stack LSTMs, so a new system needs no model code at all
 (section 3.3 of Dyer et al. 2015: the parameterization is orthogonal to the system).
+
+When an arc is added, the head's representation changes (the neural parser
+composes head and dependent into a new vector).  :meth:`Configuration.add_arc`
+then *reseats* the head: if the stack or the buffer holds it, the elements down
+to it are popped and pushed back, so that every stack LSTM sees the head's new
+vector, as the composed fragment replaces the head in Dyer et al. (2015, section
+3.4) and Ballesteros et al. (2017, Figure 5).  Systems that pop the head before
+attaching and push it after (arc-standard) lose nothing to this; systems that
+leave the head in place (arc-hybrid RIGHT, arc-eager) get it right without
+knowing about it.
 """
 
 from __future__ import annotations
@@ -17,6 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 ROOT = 0
+
+NOWHERE, ON_STACK, ON_BUFFER = 0, 1, 2  # where an element is (Configuration.place)
 
 SHIFT = "SHIFT"
 LEFT = "LEFT"
@@ -64,11 +76,12 @@ class Configuration:
         self.heads: list[int | None] = [None] * (n + 1)
         self.labels: list[str | None] = [None] * (n + 1)
         self.attached: list[int] = [0] * (n + 1)  # dependents found so far, per head
+        self.place: list[int] = [NOWHERE] * (n + 1)  # ON_STACK, ON_BUFFER or NOWHERE, per element
 
     def copy(self) -> Configuration:
         """An independent configuration in the same state (for beam search)."""
         clone = copy.copy(self)
-        clone.stack, clone.buffer = self.stack[:], self.buffer[:]
+        clone.stack, clone.buffer, clone.place = self.stack[:], self.buffer[:], self.place[:]
         clone.heads, clone.labels, clone.attached = self.heads[:], self.labels[:], self.attached[:]
         return clone
 
@@ -80,21 +93,58 @@ class Configuration:
 
     def push_stack(self, item: int) -> None:
         self.stack.append(item)
+        self.place[item] = ON_STACK
 
     def pop_stack(self) -> int:
-        return self.stack.pop()
+        item = self.stack.pop()
+        self.place[item] = NOWHERE
+        return item
 
     def push_buffer(self, item: int) -> None:
         self.buffer.append(item)
+        self.place[item] = ON_BUFFER
 
     def pop_buffer(self) -> int:
-        return self.buffer.pop()
+        item = self.buffer.pop()
+        self.place[item] = NOWHERE
+        return item
 
     def add_arc(self, head: int, dependent: int, label: str, action: int) -> None:
-        """Attach ``dependent`` to ``head``; ``action`` is the reducing action's id."""
+        """Attach ``dependent`` to ``head``; ``action`` is the reducing action's id.
+
+        The head's representation is updated (:meth:`represent_arc`) and the head
+        reseated wherever it is held, so no system can leave a stale vector behind.
+        """
         self.heads[dependent] = head
         self.labels[dependent] = label
         self.attached[head] += 1
+        self.represent_arc(head, dependent, action)
+        self.reseat(head)
+
+    def represent_arc(self, head: int, dependent: int, action: int) -> None:
+        """Hook: the head's representation now takes in the dependent (nothing to do without a model)."""
+
+    def reseat(self, item: int) -> None:
+        """Pop the stack or buffer down to ``item`` and push the same elements back, in order.
+
+        The lists end as they were; the primitives' overrides (the stack LSTMs) push
+        each element's current representation, so ``item``'s new one is seen, and so
+        is everything above it, whose LSTM states depend on it.
+        """
+        where = self.place[item]
+        if where == NOWHERE:
+            return
+        items, pop, push = (
+            (self.stack, self.pop_stack, self.push_stack)
+            if where == ON_STACK
+            else (self.buffer, self.pop_buffer, self.push_buffer)
+        )
+        depth = 0
+        while items[-1 - depth] != item:
+            depth += 1
+        lifted = [pop() for _ in range(depth + 1)]
+        for element in reversed(lifted):
+            push(element)
 
     def tree(self) -> tuple[list[int], list[str]]:
         """The parse as (heads, deprels) for words 1..n."""
@@ -108,6 +158,9 @@ class TransitionSystem:
     kinds: tuple[str, ...] = ()
     builds_non_projective = False
     has_dynamic_oracle = False
+    # True when some arc leaves its head on the stack or buffer, where it is reseated
+    # (models saved before that was done, revision 1, computed something else).
+    heads_stay_in_place = False
     swap: int | None = None  # the SWAP action's id, in systems that have one
 
     def __init__(self, labels: Sequence[str], root_label: str = "root") -> None:
