@@ -29,12 +29,14 @@ from dataclasses import asdict, dataclass
 import dynet as dy
 import numpy as np
 
+from .errors import InputError
 from .formats import Token
 from .vocab import Vocabulary
 
 FEATURES = ("words", "pretrained", "pos", "feats", "chars")
 NO_FEATURE = "<none>"
 WORD_DROPOUT = 0.5  # probability of replacing a training singleton by the unknown word
+CHARS_PER_END = 40  # the character LSTM reads at most this many characters from each end of a word
 
 
 @dataclass
@@ -59,22 +61,29 @@ class Dimensions:
 
 
 def read_word2vec(path: str) -> tuple[list[str], np.ndarray]:
-    """Words and vectors from a word2vec text file (the optional header is skipped)."""
-    words, vectors = [], []
+    """Words and vectors from a word2vec text file (the optional header is skipped).
+
+    A line that is not a word and numbers, or whose vector length differs from the
+    first vector's, is an :class:`InputError` naming its line.
+    """
+    words, vectors, width = [], [], None
     with open(path, encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, start=1):
             parts = line.rstrip().split(" ")
-            if number == 1 and len(parts) == 2:
+            if (number == 1 and len(parts) == 2) or len(parts) < 2:
                 continue
-            if len(parts) < 2:
-                continue
+            try:
+                vector = [float(v) for v in parts[1:]]
+            except ValueError:
+                raise InputError(path, number, "a word and its numbers were expected") from None
+            if width is None:
+                width = len(vector)
+            elif len(vector) != width:
+                raise InputError(path, number, f"a vector of {len(vector)} numbers after vectors of {width}")
             words.append(parts[0])
-            vectors.append([float(v) for v in parts[1:]])
+            vectors.append(vector)
     if not vectors:
-        raise ValueError(f"{path}: no vectors found")
-    dims = {len(v) for v in vectors}
-    if len(dims) != 1:
-        raise ValueError(f"{path}: vectors of different lengths {sorted(dims)}")
+        raise InputError(path, None, "no vectors found")
     return words, np.array(vectors, dtype=np.float32)
 
 
@@ -166,12 +175,23 @@ class TokenEncoder:
         return ids
 
     def _feats(self, tokens: Sequence[Token]) -> dy.Expression:
-        """Sum of Feature=Value embeddings, padded with the 'no feature' entry."""
+        """Each word's sum of its own Feature=Value embeddings; 'no feature' once for a word without any.
+
+        The words of a call are one batch, summed column by column (the k-th
+        feature of every word).  A word with fewer than k features adds an exact
+        zero there, never an embedding, so its vector depends on the word alone,
+        not on the feature counts of the other words in the batch.
+        """
         vocab = self.vocabs["feats"]
         per_word = [[vocab.get(f) for f in split_feats(t.feats)] or [vocab.get(NO_FEATURE)] for t in tokens]
-        width = max(len(ids) for ids in per_word)
-        padded = [ids + [vocab.get(NO_FEATURE)] * (width - len(ids)) for ids in per_word]
-        return dy.esum([dy.lookup_batch(self.feat_embeddings, [ids[k] for ids in padded]) for k in range(width)])
+        columns = []
+        for k in range(max(len(ids) for ids in per_word)):
+            column = dy.lookup_batch(self.feat_embeddings, [ids[k] if k < len(ids) else 0 for ids in per_word])
+            present = np.array([k < len(ids) for ids in per_word], dtype=np.float32)
+            if not present.all():
+                column = dy.cmult(column, dy.inputTensor(np.tile(present, (self.dims.feats, 1)), batched=True))
+            columns.append(column)
+        return dy.esum(columns)
 
 
 class CharacterLSTM:
@@ -197,8 +217,10 @@ class CharacterLSTM:
     def encode(self, forms: Sequence[str]) -> dy.Expression:
         """One batch element per form, in order: one batched LSTM run per distinct word length.
 
-        A form that occurs several times is encoded once.
+        A form that occurs several times is encoded once.  Only the first and last
+        ``CHARS_PER_END`` characters of a longer form are read (:func:`spelling`).
         """
+        forms = [spelling(form) for form in forms]
         distinct = list(dict.fromkeys(forms))
         by_length: dict[int, list[str]] = defaultdict(list)
         for form in distinct:
@@ -213,6 +235,15 @@ class CharacterLSTM:
             order.extend(members)
         position = {form: k for k, form in enumerate(order)}
         return dy.pick_batch_elems(dy.concatenate_to_batch(outputs), [position[form] for form in forms])
+
+
+def spelling(form: str) -> str:
+    """What the character LSTM reads of a form: all of it, or its first and last ``CHARS_PER_END`` characters.
+
+    The LSTM's graph grows with the word, so one 100,000-character token (a pasted
+    blob) would take gigabytes; a word's ends carry its prefixes and suffixes.
+    """
+    return form if len(form) <= 2 * CHARS_PER_END else form[:CHARS_PER_END] + form[-CHARS_PER_END:]
 
 
 def split_feats(feats: str) -> list[str]:

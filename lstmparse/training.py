@@ -29,7 +29,7 @@ from .evaluation import Scores, score_trees
 from .formats import Sentence, read_treebank
 from .model_io import load_directory
 from .oracle import Example, oracle_examples, root_label_of, training_trees
-from .parser import StackLSTMParser
+from .parser import StackLSTMParser, revision_1_changes
 from .systems import make_system
 from .tokens import NO_FEATURE, Dimensions, read_word2vec, split_feats
 from .vocab import Vocabulary
@@ -79,6 +79,14 @@ def build_vocabularies(sentences: Sequence[Sentence], pretrained_words: Sequence
     }
 
 
+def check_feature_columns(path: str, sentences: Sequence[Sentence], features: Sequence[str]) -> None:
+    """Refuse to learn from a tag column that the training data leaves empty ('_' on every word)."""
+    for feature, column, value in (("pos", "UPOS", lambda t: t.upos), ("feats", "FEATS", lambda t: t.feats)):
+        if feature in features and all(value(t) in ("", "_") for s in sentences for t in s.tokens):
+            raise InputError(path, None, f"the {column} column is empty on every word; drop '{feature}' from "
+                             "--features or train on tagged data")
+
+
 def example_loss(parser: StackLSTMParser, example: Example, options: TrainingOptions, epoch: int):
     """The loss of one sentence under the chosen oracle (None when nothing is to be learnt)."""
     if options.oracle == "dynamic":
@@ -100,6 +108,9 @@ def prepare(options: TrainingOptions, log: TextIO) -> tuple[StackLSTMParser, lis
     pretrained_words, pretrained_vectors = read_word2vec(options.pretrained) if options.pretrained else ([], None)
     if "pretrained" in options.features and pretrained_vectors is None:
         raise ConfigurationError("the 'pretrained' feature needs --pretrained FILE")
+    if pretrained_vectors is not None and "pretrained" not in options.features:
+        raise ConfigurationError("--pretrained FILE is read only with the 'pretrained' feature (--features)")
+    check_feature_columns(options.train, train_sentences, options.features)
     trees = training_trees(train_sentences, options.pseudo_projective)
     labels = {label for _, tree_labels in trees for label in tree_labels}
     system = make_system(options.system, labels, root_label_of(train_sentences))
@@ -154,7 +165,8 @@ def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
     if options.resume:
         record = restore_checkpoint(parser, options.model_dir, log) or record
     first_epoch = len(record["epochs"])
-    best_las = max((e["dev_las"] for e in record["epochs"] if "dev_las" in e), default=-1.0)
+    current_revision = record["epochs"][record.get("revision_1_epochs", 0) :]  # older scores measured another model
+    best_las = max((e["dev_las"] for e in current_revision if "dev_las" in e), default=-1.0)
     trainer = dy.SimpleSGDTrainer(parser.model, learning_rate=options.learning_rate)
     trainer.set_clip_threshold(batch_clip_threshold(options.clip, options.batch_size))
     dev_seconds = len(dev_sentences) / 100.0  # estimate until the first evaluation is timed
@@ -236,6 +248,11 @@ def restore_checkpoint(parser: StackLSTMParser, model_dir: str, log: TextIO) -> 
     record = config.get("training", {})
     if source == Path(model_dir):  # the best model: forget the epochs after it
         record["epochs"] = record.get("epochs", [])[: record.get("best_epoch", 0)]
+    changes = revision_1_changes(config, parser.system)
+    if changes:  # trained so far under the old computation: training goes on under the corrected one
+        record.setdefault("revision_1_epochs", len(record["epochs"]))
+        print(f"--resume: {source} is a revision-1 model; training goes on under revision 2 ({'; '.join(changes)}), "
+              "and only dev scores of revision 2 count for choosing the best model", file=log)
     print(f"resuming from {source} after epoch {len(record['epochs'])}", file=log)
     return record
 
