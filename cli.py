@@ -18,6 +18,7 @@ from lstmparse.formats import FORMATS
 from lstmparse.systems import SYSTEMS
 
 EXISTING_FILE = click.Path(exists=True, dir_okay=False)
+MEMORY_MB = click.IntRange(min=1)  # DyNet aborts on an empty pool
 FEATURE_HELP = "comma-separated token features from words,pretrained,pos,feats,chars"
 
 
@@ -34,11 +35,26 @@ def clean_errors(command):
         except FileNotFoundError as error:
             click.echo(f"lstmparse: {error.filename}: no such file", err=True)
             sys.exit(2)
+        except BrokenPipeError:  # the reader went away (| head): stop quietly, as a shell tool would
+            _silence_stdout()
+            sys.exit(141)
+        except OSError as error:  # a directory given as a file, no permission, a full disk
+            where = f"{error.filename}: " if error.filename else ""
+            click.echo(f"lstmparse: {where}{error.strerror or error}", err=True)
+            sys.exit(2)
         except KeyboardInterrupt:
             click.echo("lstmparse: interrupted", err=True)
             sys.exit(130)
 
     return wrapper
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's final flush does not fail on the closed pipe again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def parse_features(value: str) -> list[str]:
@@ -147,14 +163,18 @@ NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3,
     help="continue an interrupted run from MODEL_DIR's last checkpoint (stack-LSTM) or best model (seq2seq); "
     "same data and options",
 )
+@click.option("--overwrite", is_flag=True, help="replace the model already in MODEL_DIR (otherwise refused)")
 @click.option("--seed", default=1, show_default=True, type=int, help="seeds Python, NumPy and DyNet")
-@click.option("--memory-mb", type=int, help="DyNet's memory pool [default: 512; TreeLSTMs 1536; seq2seq 2048]")
+@click.option("--memory-mb", type=MEMORY_MB, help="DyNet's memory pool [default: 512; TreeLSTMs 1536; seq2seq 2048]")
 @clean_errors
 def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha, explore_p, explore_after,
           pseudo_projective, epochs, max_minutes, batch_size, learning_rate, dropout, context_layers, pretrained,
-          input_format, objective, min_count, layers, hidden, bidirectional, word_pointer, char_lstm, resume, seed,
-          memory_mb) -> None:
+          input_format, objective, min_count, layers, hidden, bidirectional, word_pointer, char_lstm, resume, overwrite,
+          seed, memory_mb) -> None:
     """Train a parser (or a TreeLSTM with --arch); the best model on dev is kept in MODEL_DIR."""
+    from lstmparse.model_io import check_training_directory
+
+    check_training_directory(model_dir, resume, overwrite)
     defaults = ARCH_DEFAULTS[arch]
     batch_size = defaults[0] if batch_size is None else batch_size
     learning_rate = defaults[1] if learning_rate is None else learning_rate
@@ -253,18 +273,20 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
     help="constituency models: search only well-formed trees, or (the paper's way) repair malformed output",
 )
 @click.option("--quiet", is_flag=True, help="no progress or speed report on stderr")
-@click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=int)
+@click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=MEMORY_MB)
 @clean_errors
 def parse(model_dir, input_file, output_file, input_format, beam, kbest, batch_size, constrained, jobs, quiet,
           memory_mb) -> None:
     """Parse CoNLL-U, CoNLL-X or tokenized text; write CoNLL-U (bracketed trees with a constituency model)."""
     from lstmparse.model_io import DEFAULT_MODEL, model_arch
+    from lstmparse.outputs import check_output_path
 
     if model_arch(model_dir or DEFAULT_MODEL) == "seq2seq":
         _parse_constituency(
             model_dir, input_file, output_file, input_format, beam or 10, constrained, kbest, jobs, quiet, memory_mb
         )
         return
+    check_output_path(output_file, (input_file,))  # before the model is loaded: fail fast
     beam = beam or 1
     if input_format == "ptb":
         raise click.BadParameter("bracketed input needs a constituency (seq2seq) model", param_hint="--input-format")
@@ -278,7 +300,7 @@ def parse(model_dir, input_file, output_file, input_format, beam, kbest, batch_s
     load_seconds = time.time() - load_start
     start, sentences, words = time.time(), 0, 0
     parsed = _parsed(parser, input_file, input_format, beam, kbest, batch_size, jobs, model_dir, memory_mb)
-    for candidates in _written(output_file, parsed, lambda cs: "".join(c.to_conllu() for c in cs), quiet):
+    for candidates in _written(output_file, parsed, lambda cs: "".join(c.to_conllu() for c in cs), quiet, input_file):
         sentences += 1
         words += len(candidates[0])
     seconds = max(time.time() - start, 1e-9)
@@ -291,9 +313,14 @@ def parse(model_dir, input_file, output_file, input_format, beam, kbest, batch_s
         )
 
 
-def _written(output_file: str, results, text_of, quiet: bool):
-    """Each result, after its text is written to ``output_file``; progress every 1000 on stderr."""
-    with click.open_file(output_file, "w", encoding="utf-8") as out:
+def _written(output_file: str, results, text_of, quiet: bool, input_file: str = "-"):
+    """Each result, after its text is written to ``output_file``; progress every 1000 on stderr.
+
+    A named output file appears only when all went well (:mod:`lstmparse.outputs`).
+    """
+    from lstmparse.outputs import open_output
+
+    with open_output(output_file, (input_file,)) as out:
         for count, result in enumerate(results, start=1):
             out.write(text_of(result))
             if not quiet and count % 1000 == 0:
@@ -314,14 +341,14 @@ def _parse_constituency(
     backend.configure(seed=1, memory_mb=memory_mb)
     from lstmparse.api import ConstituencyParser
     from lstmparse.formats import read_sentences
-    from lstmparse.ptb import read_ptb
+    from lstmparse.ptb import iter_ptb
 
     load_start = time.time()
     parser = ConstituencyParser.load(model_dir)
     load_seconds = time.time() - load_start
-    inputs = read_ptb(input_file) if input_format == "ptb" else read_sentences(input_file, input_format)
+    inputs = iter_ptb(input_file) if input_format == "ptb" else read_sentences(input_file, input_format)
     start, sentences, repaired = time.time(), 0, 0
-    for parsed in _written(output_file, parser.parse(inputs, beam, constrained), _bracketed_line, quiet):
+    for parsed in _written(output_file, parser.parse(inputs, beam, constrained), _bracketed_line, quiet, input_file):
         sentences += 1
         repaired += parsed.repaired
     seconds = max(time.time() - start, 1e-9)
@@ -408,7 +435,7 @@ def oracle(treebank, system, pseudo_projective, transitions, check, input_format
 @click.option("--gold", "gold_file", type=EXISTING_FILE, help="gold trees of the --tune sentences")
 @click.option("--save", is_flag=True, help="store the tuned W and K in the model directory")
 @click.option("--output", "output_file", default="-", show_default=True, help="output file, - for stdout")
-@click.option("--memory-mb", default=backend.AUTOBATCH_MEMORY_MB, show_default=True, type=int)
+@click.option("--memory-mb", default=backend.AUTOBATCH_MEMORY_MB, show_default=True, type=MEMORY_MB)
 @clean_errors
 def rerank(kbest, model_dir, k, weight, tune_file, gold_file, save, output_file, memory_mb) -> None:
     """Pick the best of each sentence's k-best trees (KBEST, - for stdin) with a TreeLSTM.
@@ -423,6 +450,7 @@ def rerank(kbest, model_dir, k, weight, tune_file, gold_file, save, output_file,
     backend.configure(seed=1, memory_mb=memory_mb)
     from lstmparse import rerank as reranking
     from lstmparse.model_io import update_config
+    from lstmparse.outputs import check_output_path, open_output
     from lstmparse.treelstm import TreeLSTM
 
     model = TreeLSTM.load(model_dir)
@@ -438,8 +466,9 @@ def rerank(kbest, model_dir, k, weight, tune_file, gold_file, save, output_file,
     k = settings.get("k", 10**9) if k is None else k
     if weight is None:
         raise click.UsageError(f"{model_dir} has no tuned weight: give --weight, or --tune and --gold (with --save)")
+    check_output_path(output_file, (kbest,))
     groups = _scored_kbest(model, kbest)
-    with click.open_file(output_file, "w", encoding="utf-8") as out:
+    with open_output(output_file, (kbest,)) as out:
         for sentence in reranking.rerank(groups, weight, k):
             out.write(sentence.to_conllu())
     click.echo(f"reranked {len(groups)} sentences with W = {weight}, K = {k}", err=True)
@@ -470,7 +499,7 @@ def _tuned(model, tune_file: str, gold_file: str):
 @main.command()
 @click.argument("treebank")
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="TreeLSTM model directory")
-@click.option("--memory-mb", default=backend.AUTOBATCH_MEMORY_MB, show_default=True, type=int)
+@click.option("--memory-mb", default=backend.AUTOBATCH_MEMORY_MB, show_default=True, type=MEMORY_MB)
 @clean_errors
 def score(treebank, model_dir, memory_mb) -> None:
     """Print log P(S|T), word count and perplexity of each tree in TREEBANK (- for stdin)."""

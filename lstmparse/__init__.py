@@ -10,7 +10,7 @@ from .backend import configure, configure_from_environment
 from .errors import InputError, ModelError
 from .formats import Sentence, Token, read_sentences
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 configure_from_environment()
 
@@ -29,4 +29,16 @@ def load_constituency(path):
     return ConstituencyParser.load(path)
 
 
-__all__ = ["InputError", "ModelError", "Sentence", "Token", "configure", "load", "load_constituency", "read_sentences"]
+def __getattr__(name: str):
+    """``lstmparse.Parser`` and ``lstmparse.ConstituencyParser``, imported (with DyNet) on first use."""
+    if name in ("Parser", "ConstituencyParser"):
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'lstmparse' has no attribute {name!r}")
+
+
+__all__ = [
+    "ConstituencyParser", "InputError", "ModelError", "Parser", "Sentence", "Token", "configure", "load",
+    "load_constituency", "read_sentences",
+]

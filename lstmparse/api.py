@@ -28,13 +28,15 @@ if TYPE_CHECKING:
 
 SENTENCE_WINDOW = 1024  # parsing groups this many input sentences by length
 WORDS_PER_SENTENCE = 25  # lock-step batches close at this many words per sentence on average
+FEATS_EVIDENCE_WORDS = 1000  # a FEATS model refuses input whose first this many words have no feature
 
 
 class Parser:
     """A loaded dependency parser."""
 
-    def __init__(self, model: StackLSTMParser) -> None:
+    def __init__(self, model: StackLSTMParser, name: str = "this model") -> None:
         self.model = model
+        self.name = name  # for messages: the model directory
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Parser:
@@ -42,7 +44,7 @@ class Parser:
         path = Path(path) if path is not None else DEFAULT_MODEL
         if not path.exists():
             raise ModelError(f"{path}: no such model directory")
-        return cls(StackLSTMParser.load(str(path)))
+        return cls(StackLSTMParser.load(str(path)), str(path))
 
     def parse(self, sentences: Iterable[Sentence | Sequence[str]], batch_size: int = 32) -> Iterator[Sentence]:
         """Parse sentences (``Sentence`` objects or lists of word forms), in order.
@@ -53,12 +55,12 @@ class Parser:
         of one sentence at a time, ``batch_size=1``, only found faster; larger
         batches take more memory, see bench/RESULTS.md).
         """
+        _check_search(1, 1, batch_size)
+        checked = self._readable(_sentences(sentences))
         if batch_size == 1:
-            for sentence in map(_as_sentence, sentences):
-                yield with_tree(sentence, *self.model.parse(sentence.tokens))
-            return
-        for sentence, (best,) in self._decoded(sentences, 1, 1, batch_size):
-            yield with_tree(sentence, best.heads, best.labels)
+            return (with_tree(sentence, *self.model.parse(sentence.tokens)) for sentence in checked)
+        return (with_tree(sentence, best.heads, best.labels) for sentence, (best,) in self._decoded(checked, 1, 1,
+                                                                                                    batch_size))
 
     def parse_file(self, path: str, fmt: str = "conllu") -> Iterator[Sentence]:
         """Parse every sentence of a file (``-`` = stdin) lazily."""
@@ -74,13 +76,48 @@ class Parser:
         input format of ``lstmparse rerank``.  ``batch_size`` hypotheses are
         advanced together: ``batch_size // beam`` sentences at a time (at least one).
         """
-        for sentence, candidates in self._decoded(sentences, beam, kbest, batch_size):
-            yield [
-                with_tree(sentence, c.heads, c.labels).with_comments(
-                    [f"# kbest_rank = {rank}", f"# parser_score = {c.score:.4f}"]
-                )
-                for rank, c in enumerate(candidates, start=1)
-            ]
+        _check_search(beam, kbest, batch_size)
+        decoded = self._decoded(self._readable(_sentences(sentences)), beam, kbest, batch_size)
+        return (_ranked(sentence, candidates) for sentence, candidates in decoded)
+
+    def _readable(self, sentences: Iterator[Sentence]) -> Iterator[Sentence]:
+        """The sentences, once it is clear that they fill the tag columns the model reads.
+
+        A model that reads UPOS or FEATS parses blank columns into garbage (test
+        LAS 11 for a UPOS model on untagged EWT), so they are refused instead.  A
+        blank UPOS is an error on its word's line.  FEATS are blank ('_') on many
+        words of tagged text (punctuation, particles), so that column counts as
+        missing only when the first ``FEATS_EVIDENCE_WORDS`` words (or all of a
+        shorter input) have none; sentences are held back until that is known.
+        """
+        features = self.model.features
+        needs_pos, feats_seen = "pos" in features, "feats" not in features
+        held, words = [], 0
+        for sentence in sentences:
+            if needs_pos:
+                blank = next((i for i, t in enumerate(sentence.tokens) if t.upos in ("", "_")), None)
+                if blank is not None:
+                    raise InputError(sentence.path, sentence.line_of(blank), self._needs_column("UPOS"))
+            if feats_seen:
+                yield sentence
+                continue
+            held.append(sentence)
+            words += len(sentence)
+            feats_seen = any(t.feats not in ("", "_") for t in sentence.tokens)
+            if feats_seen:
+                yield from held
+                held = []
+            elif words >= FEATS_EVIDENCE_WORDS:
+                break
+        if held:
+            first = held[0]
+            raise InputError(first.path, first.line_of(0), self._needs_column("FEATS"))
+
+    def _needs_column(self, column: str) -> str:
+        return (
+            f"the {column} column is empty, but {self.name} reads it (features {','.join(self.model.features)}); "
+            f"give tagged input, or parse with a model that reads no tags (the default, {DEFAULT_MODEL.name})"
+        )
 
     def _decoded(self, sentences: Iterable, beam: int, kbest: int, batch_size: int) -> Iterator[tuple[Sentence, list]]:
         """Each input sentence with its candidates; ``batch_size`` hypotheses advance in lock-step.
@@ -98,7 +135,7 @@ class Parser:
 
         decoder = BatchDecoder(self.model)
         sentences_per_batch = max(1, batch_size // beam)
-        for window in _windows((_as_sentence(s) for s in sentences), SENTENCE_WINDOW):
+        for window in _windows(sentences, SENTENCE_WINDOW):
             candidates = _decoded_by_length(decoder, window, beam, kbest, sentences_per_batch)
             yield from zip(window, candidates, strict=True)
 
@@ -163,8 +200,57 @@ def _words_of(item: PTBTree | Sentence | Sequence[str]) -> list[str]:
     return list(item)
 
 
-def _as_sentence(sentence: Sentence | Sequence[str]) -> Sentence:
-    return sentence if isinstance(sentence, Sentence) else Sentence.from_forms(list(sentence))
+def _as_sentence(sentence: Sentence | Sequence[str], number: int = 0) -> Sentence:
+    """A ``Sentence``, or a list of word forms checked and made into one.
+
+    A word form is a non-empty string without tab or line break (CoNLL-U could
+    not hold it); a string given where a sentence belongs is refused rather than
+    parsed as one-character words.
+    """
+    if isinstance(sentence, Sentence):
+        return sentence
+    where = f"sentence {number}" if number else "a sentence"
+    if isinstance(sentence, str) or not isinstance(sentence, Sequence):
+        raise TypeError(
+            f"{where} is a {type(sentence).__name__}; a sentence is a list of word forms, "
+            f"such as {str(sentence).split()[:3]!r}"
+        )
+    if not sentence:
+        raise ValueError(f"{where} has no words")
+    for position, form in enumerate(sentence, start=1):
+        if not isinstance(form, str):
+            raise TypeError(f"word {position} of {where} is a {type(form).__name__}, not a string")
+        if not form or any(c in form for c in "\t\n\r"):
+            raise ValueError(f"word {position} of {where} is {form!r}: words are non-empty, without tab or newline")
+    return Sentence.from_forms(list(sentence))
+
+
+def _sentences(sentences: Iterable[Sentence | Sequence[str]]) -> Iterator[Sentence]:
+    """The input, checked sentence by sentence as it is read; a single string is refused at once."""
+    if isinstance(sentences, (str, Sentence)):
+        raise TypeError(
+            "parse() takes an iterable of sentences, each a Sentence or a list of word forms; "
+            f"got one {type(sentences).__name__} (for text, parse([text.split()]))"
+        )
+    return (_as_sentence(sentence, number) for number, sentence in enumerate(sentences, start=1))
+
+
+def _check_search(beam: int, kbest: int, batch_size: int) -> None:
+    for name, value in (("beam", beam), ("kbest", kbest), ("batch_size", batch_size)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+    if kbest > beam:
+        raise ValueError(f"kbest {kbest} needs a beam at least as wide (beam {beam})")
+
+
+def _ranked(sentence: Sentence, candidates: list) -> list[Sentence]:
+    """The candidates as copies of the sentence, with their rank and score as comments."""
+    return [
+        with_tree(sentence, c.heads, c.labels).with_comments(
+            [f"# kbest_rank = {rank}", f"# parser_score = {c.score:.4f}"]
+        )
+        for rank, c in enumerate(candidates, start=1)
+    ]
 
 
 def _decoded_by_length(

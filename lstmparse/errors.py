@@ -13,6 +13,10 @@ class InputError(Exception):
         where = f"{path}:{line}" if line is not None else path
         super().__init__(f"{where}: {message}")
 
+    def __reduce__(self):
+        """Rebuilt from its three fields, so that it crosses process boundaries (``--jobs``) intact."""
+        return type(self), (self.path, self.line, self.message)
+
 
 class ModelError(Exception):
     """A model directory that is missing, incomplete or of an unknown kind."""

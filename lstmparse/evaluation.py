@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from .errors import InputError
 from .formats import Sentence, read_treebank
-from .tree import non_projective_arcs
+from .tree import non_projective_arcs, tree_problem
 
 # The content relations of the CoNLL 2018 scorer (conll18_ud_eval.py).
 CONTENT_DEPRELS = frozenset(
@@ -133,6 +133,9 @@ def score_sentences(gold: Sequence[Sentence], system: Sequence[Sentence], system
     for g, s in zip(gold, system, strict=True):
         if g.forms != s.forms:
             raise InputError(s.path, s.first_line, f"words differ from the gold sentence at {g.path}:{g.first_line}")
+        problem = tree_problem(s.heads)
+        if problem:  # the CoNLL 2018 scorer refuses such a file too
+            raise InputError(s.path, s.first_line, f"the system's HEADs are not a tree: {problem}")
     return score_trees(
         [(g.heads, g.deprels, [t.upos for t in g.tokens]) for g in gold],
         [(s.heads, s.deprels) for s in system],

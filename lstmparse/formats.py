@@ -153,7 +153,10 @@ def numbered_lines(handle: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
             raise InputError(name, number, f"not valid UTF-8 ({error.reason} at byte {error.start + 1})") from None
         if number == 1:
             line = line.removeprefix("\ufeff")
-        yield number, line.rstrip("\r\n")
+        line = line.rstrip("\r\n")
+        if "\r" in line:
+            raise InputError(name, number, "a carriage return inside a line: convert CR-only line ends to LF")
+        yield number, line
 
 
 def _read_text(numbered: Iterable[tuple[int, str]], name: str) -> Iterator[Sentence]:

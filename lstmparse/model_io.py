@@ -14,12 +14,17 @@ import json
 import os
 import re
 import tempfile
+import zipfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ModelError
+from .errors import ConfigurationError, ModelError
+from .outputs import file_mode
 
 if TYPE_CHECKING:
     import dynet as dy
@@ -34,6 +39,7 @@ def save_directory(directory: str | Path, config: dict, vocab: dict, params: dic
     """Write a model generation and switch ``config.json`` to it atomically."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(directory)
     generation = _next_generation(directory)
     vocab_name, params_name = f"vocab-{generation}.json", f"params-{generation}.npz"
     config = dict(config, format_version=FORMAT_VERSION, vocab_file=vocab_name, params_file=params_name)
@@ -50,21 +56,70 @@ def save_directory(directory: str | Path, config: dict, vocab: dict, params: dic
 
 
 def load_directory(directory: str | Path) -> tuple[dict, dict, dict[str, np.ndarray]]:
-    """(config, vocab, params) of a model directory."""
+    """(config, vocab, params) of a model directory; a missing or damaged file is named in the error."""
     directory = Path(directory)
     config_path = directory / CONFIG
     if not config_path.is_file():
         raise ModelError(f"{directory}: not a model directory (no {CONFIG})")
-    try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-        vocab = json.loads((directory / config["vocab_file"]).read_text(encoding="utf-8"))
-        with np.load(directory / config["params_file"]) as archive:
-            params = {name: archive[name] for name in archive.files}
-    except (OSError, ValueError, KeyError) as error:
-        raise ModelError(f"{directory}: unreadable model ({error})") from None
+    config = _read_json(config_path)
     if config.get("format_version") != FORMAT_VERSION:
         raise ModelError(f"{directory}: model format {config.get('format_version')} is not {FORMAT_VERSION}")
-    return config, vocab, params
+    files = [config.get("vocab_file"), config.get("params_file")]
+    if not all(isinstance(name, str) and name and "/" not in name for name in files):
+        raise ModelError(f"{config_path}: names no vocabulary and parameter files")
+    return config, _read_json(directory / files[0]), _read_params(directory / files[1])
+
+
+def _read_json(path: Path) -> dict:
+    """A JSON object from ``path``; anything else is a damaged model file."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ModelError(f"{path}: unreadable model file ({error})") from None
+    if not isinstance(value, dict):
+        raise ModelError(f"{path}: damaged model file (a JSON object was expected, found {type(value).__name__})")
+    return value
+
+
+def _read_params(path: Path) -> dict[str, np.ndarray]:
+    """Every array of a parameter archive, read (and CRC-checked) now rather than on first use."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return {name: archive[name] for name in archive.files}
+    except FileNotFoundError:
+        raise ModelError(f"{path}: missing model file") from None
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as error:
+        reason = error or type(error).__name__
+        raise ModelError(f"{path}: damaged model file ({reason}); restore or retrain it") from None
+
+
+@contextmanager
+def model_contents(directory: str | Path) -> Iterator[None]:
+    """Turn what a model built from ill-shaped config or vocabulary entries raises into one ModelError."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError, ValueError) as error:
+        raise ModelError(f"{directory}: config or vocabulary entries unlike this model's ({error!r})") from None
+
+
+def check_training_directory(directory: str | Path, resume: bool, overwrite: bool) -> None:
+    """Refuse to train into a directory that holds something, unless resuming or told to overwrite.
+
+    The first improved epoch would otherwise replace a model the user may have
+    spent hours on.
+    """
+    if resume and overwrite:
+        raise ConfigurationError("--resume continues the model in the directory, --overwrite replaces it: pick one")
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise ConfigurationError(f"{directory}: not a directory")
+    if resume or overwrite or not directory.exists() or not any(directory.iterdir()):
+        return
+    what = "a model" if (directory / CONFIG).is_file() else "files"
+    raise ConfigurationError(
+        f"{directory} already holds {what}: --resume continues its training, --overwrite replaces it, "
+        "or choose another --model-dir"
+    )
 
 
 def model_arch(directory: str | Path) -> str:
@@ -73,7 +128,7 @@ def model_arch(directory: str | Path) -> str:
         config = json.loads((Path(directory) / CONFIG).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return "stacklstm"  # loading reports what is wrong
-    return config.get("arch", "stacklstm")
+    return config.get("arch", "stacklstm") if isinstance(config, dict) else "stacklstm"
 
 
 def _current_params(directory: Path) -> str | None:
@@ -95,10 +150,18 @@ def _atomic_write(path: Path, write) -> None:
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(handle.name, file_mode())  # as any new file: a shared model directory stays readable
         os.replace(handle.name, path)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
         raise
+
+
+def _remove_stale_temporaries(directory: Path) -> None:
+    """Temporary files that a killed save left behind (``_atomic_write`` names them ``.NAME.XXXX``)."""
+    for path in directory.iterdir():
+        if re.fullmatch(r"\.(?:config\.json|vocab-\d+\.json|params-\d+\.npz)\..+", path.name):
+            path.unlink(missing_ok=True)
 
 
 def _remove_other_generations(directory: Path, keep: int) -> None:

@@ -79,10 +79,15 @@ def base_label(label: str) -> str:
 
 def read_ptb(path: str | Path) -> list[PTBTree]:
     """Every tree of a bracketed file (``-`` = stdin), normalized (see the module docstring)."""
+    return list(iter_ptb(path))
+
+
+def iter_ptb(path: str | Path) -> Iterator[PTBTree]:
+    """The trees of a bracketed file one by one, so that those before a malformed one can still be used."""
     path = str(path)
     name = "<stdin>" if path == "-" else path
     with open_input(path) as handle:
-        return parse_ptb_lines(numbered_lines(handle, name), name)
+        yield from _trees(numbered_lines(handle, name), name)
 
 
 def parse_ptb_text(text: str, path: str = "<input>") -> list[PTBTree]:
@@ -92,7 +97,11 @@ def parse_ptb_text(text: str, path: str = "<input>") -> list[PTBTree]:
 
 def parse_ptb_lines(numbered: Iterable[tuple[int, str]], path: str) -> list[PTBTree]:
     """The trees of (line number, line) pairs."""
-    trees, tokens, start_line = [], [], 0
+    return list(_trees(numbered, path))
+
+
+def _trees(numbered: Iterable[tuple[int, str]], path: str) -> Iterator[PTBTree]:
+    tokens, start_line = [], 0
     depth = 0
     for number, line in numbered:
         for token in _TOKEN.findall(line):
@@ -103,11 +112,10 @@ def parse_ptb_lines(numbered: Iterable[tuple[int, str]], path: str) -> list[PTBT
             depth += {"(": 1, ")": -1}.get(token, 0)
             tokens.append((token, number))
             if depth == 0:
-                trees.append(normalize(_build(tokens, path), path, start_line))
+                yield normalize(_build(tokens, path), path, start_line)
                 tokens = []
     if depth:
         raise InputError(path, start_line, f"unbalanced brackets: {depth} left open at the end of the file")
-    return trees
 
 
 def _build(tokens: list[tuple[str, int]], path: str) -> Constituent:

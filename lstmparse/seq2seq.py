@@ -42,7 +42,7 @@ import numpy as np
 
 from .errors import ModelError
 from .linearization import LEAF, Prefix, is_well_formed, repair
-from .model_io import assign_values, effective_values, load_directory, save_directory
+from .model_io import assign_values, effective_values, load_directory, model_contents, save_directory
 from .tokens import CharacterLSTM, Dimensions
 from .vocab import Vocabulary
 
@@ -463,12 +463,13 @@ class Seq2SeqParser:
         config, vocab, params = load_directory(directory)
         if config.get("arch") != ARCH:
             raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a {ARCH} constituency parser")
-        pretrained = Vocabulary.from_json(vocab["pretrained"]) if "pretrained" in vocab else None
-        chars = Vocabulary.from_json(vocab["chars"]) if "chars" in vocab else None
-        parser = cls(
-            Vocabulary.from_json(vocab["words"]), Vocabulary.from_json(vocab["targets"]),
-            Seq2SeqDimensions(**config["dims"]), pretrained, chars,
-        )
+        with model_contents(directory):
+            pretrained = Vocabulary.from_json(vocab["pretrained"]) if "pretrained" in vocab else None
+            chars = Vocabulary.from_json(vocab["chars"]) if "chars" in vocab else None
+            parser = cls(
+                Vocabulary.from_json(vocab["words"]), Vocabulary.from_json(vocab["targets"]),
+                Seq2SeqDimensions(**config["dims"]), pretrained, chars,
+            )
         assign_values(parser.model, params)
         parser.training_record = config.get("training", {})
         return parser

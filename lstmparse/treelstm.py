@@ -31,7 +31,7 @@ import numpy as np
 
 from .dependency_paths import EDGES, LEFT, NX_LEFT, NX_RIGHT, RIGHT, ROOT, dependents, generation_order
 from .errors import ModelError
-from .model_io import assign_values, effective_values, load_directory, save_directory
+from .model_io import assign_values, effective_values, load_directory, model_contents, save_directory
 from .vocab import Vocabulary
 
 ARCHS = ("treelstm", "ldtreelstm")
@@ -302,10 +302,11 @@ class TreeLSTM:
         config, vocab, params = load_directory(directory)
         if config.get("arch") not in ARCHS:
             raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a TreeLSTM ({' or '.join(ARCHS)})")
-        model = cls(
-            config["arch"], Vocabulary.from_json(vocab["words"]), TreeLSTMDimensions(**config["dims"]),
-            config.get("objective", "nll"),
-        )
+        with model_contents(directory):
+            model = cls(
+                config["arch"], Vocabulary.from_json(vocab["words"]), TreeLSTMDimensions(**config["dims"]),
+                config.get("objective", "nll"),
+            )
         assign_values(model.model, params)
         model.training_record = config.get("training", {})
         model.tuned = config.get("rerank", {})
