@@ -456,3 +456,14 @@ def test_random_token_lists_parse_into_trees_of_their_length(any_model: Path) ->
         constrained = list(parser.parse(sentences, beam=beam, constrained=True))
         assert [p.tree.words for p in constrained] == sentences
         assert not any(p.repaired for p in constrained)
+
+
+def test_bracketed_input_with_an_error_writes_every_tree_before_it(trained_model: Path, tmp_path: Path) -> None:
+    source = tmp_path / "in.ptb"
+    source.write_text("(S (NP (DT the) (NN dog)) (VP (VBZ barks)))\n(S (NN a))\n(S (NN broken)\n")
+    result = lstmparse("parse", "--model", str(trained_model), "--input-format", "ptb", "--input", str(source),
+                       "--beam", "1")
+    assert result.returncode == 2
+    error = result.stderr.strip().splitlines()[-1]
+    assert error == f"lstmparse: {source}:3: unbalanced brackets: 1 left open at the end of the file"
+    assert len(result.stdout.splitlines()) == 2
