@@ -89,7 +89,7 @@ def _read_params(path: Path) -> dict[str, np.ndarray]:
     except FileNotFoundError:
         raise ModelError(f"{path}: missing model file") from None
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as error:
-        reason = error or type(error).__name__
+        reason = str(error) or type(error).__name__
         raise ModelError(f"{path}: damaged model file ({reason}); restore or retrain it") from None
 
 
