@@ -104,7 +104,7 @@ def test_same_seed_same_model(small_treebank, tmp_path):
 def test_malformed_input_is_one_line_and_exit_code_2(trained, tmp_path):
     model, _ = trained
     bad = tmp_path / "bad.conllu"
-    bad.write_text("1\tx\t_\t_\t_\t_\t0\troot\t_\t_\n\n1\ty\t_\t_\t_\t_\n\n", encoding="utf-8")
+    bad.write_text("1\tx\t_\tNOUN\t_\t_\t0\troot\t_\t_\n\n1\ty\t_\t_\t_\t_\n\n", encoding="utf-8")
     result = lstmparse("parse", "--model", model, "--input", bad, "--quiet")
     assert result.returncode == 2
     assert result.stderr.strip() == f"lstmparse: {bad}:3: expected 10 tab-separated columns, found 6"

@@ -10,7 +10,7 @@ import pytest
 
 from lstmparse.formats import read_treebank
 from lstmparse.systems import make_system
-from lstmparse.systems.base import SWAP
+from lstmparse.systems.base import NOWHERE, ON_BUFFER, ON_STACK, SWAP
 from lstmparse.tree import is_projective
 
 
@@ -70,6 +70,11 @@ def best_future_loss(system, config, gold_heads, gold_labels) -> int:
     def search(stack: tuple, buffer: tuple) -> int:
         state = copy.copy(config)
         state.stack, state.buffer = list(stack), list(buffer)
+        state.place = [NOWHERE] * (config.n + 1)  # kept by the primitives, which this shortcut bypasses
+        for item in stack:
+            state.place[item] = ON_STACK
+        for item in buffer:
+            state.place[item] = ON_BUFFER
         if system.is_final(state):
             return 0
         best = None
