@@ -20,6 +20,7 @@ test: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # The speed suite on EWT (parsing modes, training batch sizes, cost per sentence length):
 # a Markdown table on stdout, the figures in bench/results.json (see bench/RESULTS.md).

@@ -92,7 +92,10 @@ NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3,
 
 @main.command()
 @click.option(
-    "--arch", type=click.Choice(list(ARCH_DEFAULTS)), default="stacklstm", show_default=True,
+    "--arch",
+    type=click.Choice(list(ARCH_DEFAULTS)),
+    default="stacklstm",
+    show_default=True,
     help="stacklstm: the parser; treelstm/ldtreelstm: tree language models for reranking, scoring, sampling; "
     "seq2seq: the constituency parser (PTB bracketed trees)",
 )
@@ -101,16 +104,25 @@ NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3,
 @click.option("--model-dir", required=True, type=click.Path(file_okay=False), help="where the best model is written")
 @click.option("--features", default="words,pos,chars", show_default=True, help=FEATURE_HELP)
 @click.option(
-    "--system", type=click.Choice(list(SYSTEMS)), default="arc-standard",
-    show_default=True, help="transition system (stored in the model)",
+    "--system",
+    type=click.Choice(list(SYSTEMS)),
+    default="arc-standard",
+    show_default=True,
+    help="transition system (stored in the model)",
 )
 @click.option(
-    "--oracle", type=click.Choice(["static", "dynamic"]), default="static", show_default=True,
+    "--oracle",
+    type=click.Choice(["static", "dynamic"]),
+    default="static",
+    show_default=True,
     help="dynamic: arc-hybrid's dynamic oracle with training by exploration",
 )
 @click.option("--alpha", default=0.75, show_default=True, type=click.FloatRange(min=0), help="explore with p^alpha")
 @click.option(
-    "--explore-p", default=0.9, show_default=True, type=click.FloatRange(0, 1),
+    "--explore-p",
+    default=0.9,
+    show_default=True,
+    type=click.FloatRange(0, 1),
     help="probability of following a sampled action when exploring",
 )
 @click.option("--explore-after", default=1, show_default=True, type=click.IntRange(min=0), help="epochs before it")
@@ -123,43 +135,59 @@ NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3,
     "--batch-size", type=click.IntRange(min=1), help="sentences per update [default: 1; TreeLSTMs 32; seq2seq 16]"
 )
 @click.option(
-    "--learning-rate", type=float,
+    "--learning-rate",
+    type=float,
     help="eta0 of SGD [default: 0.1; TreeLSTMs 1.0, halved on dev]; seq2seq: Adam's alpha [0.002]",
 )
 @click.option(
-    "--dropout", type=click.FloatRange(0, 1, max_open=True),
+    "--dropout",
+    type=click.FloatRange(0, 1, max_open=True),
     help="dropout on token vectors and inside the LSTMs, training only [default: 0; TreeLSTMs and seq2seq 0.2]",
 )
 @click.option(
-    "--context-layers", default=0, show_default=True, type=click.IntRange(min=0),
+    "--context-layers",
+    default=0,
+    show_default=True,
+    type=click.IntRange(min=0),
     help="bi-LSTM layers over the token vectors before parsing (0: the papers' model)",
 )
 @click.option("--pretrained", type=EXISTING_FILE, help="word2vec text-format embeddings")
 @click.option("--input-format", type=click.Choice(["conllu", "conllx"]), default="conllu", show_default=True)
 @click.option(
-    "--objective", type=click.Choice(["nll", "nce"]), default="nll", show_default=True,
+    "--objective",
+    type=click.Choice(["nll", "nce"]),
+    default="nll",
+    show_default=True,
     help="TreeLSTMs: full softmax, or noise-contrastive estimation for large vocabularies",
 )
 @click.option(
-    "--min-count", default=1, show_default=True, type=click.IntRange(min=0),
+    "--min-count",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=0),
     help="TreeLSTMs: words seen at most this often become UNK",
 )
 @click.option("--layers", type=click.IntRange(min=1), help="LSTM depth [TreeLSTMs: 2; seq2seq: 3]")
 @click.option("--hidden", type=click.IntRange(min=1), help="LSTM size [TreeLSTMs: 200; seq2seq: 256]")
 @click.option(
-    "--bidirectional", is_flag=True,
+    "--bidirectional",
+    is_flag=True,
     help="seq2seq: encode with a forward LSTM too (the paper reads the input reversed only)",
 )
 @click.option(
-    "--word-pointer", is_flag=True,
+    "--word-pointer",
+    is_flag=True,
     help="seq2seq: feed the decoder the encoding of the next word to place, besides attention (not in the paper)",
 )
 @click.option(
-    "--chars", "char_lstm", is_flag=True,
+    "--chars",
+    "char_lstm",
+    is_flag=True,
     help="seq2seq: add a character bi-LSTM's vector (100) to each word's, for rare or unseen words (not in the paper)",
 )
 @click.option(
-    "--resume", is_flag=True,
+    "--resume",
+    is_flag=True,
     help="continue an interrupted run from MODEL_DIR's last checkpoint (stack-LSTM) or best model (seq2seq); "
     "same data and options",
 )
@@ -167,10 +195,38 @@ NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3,
 @click.option("--seed", default=1, show_default=True, type=int, help="seeds Python, NumPy and DyNet")
 @click.option("--memory-mb", type=MEMORY_MB, help="DyNet's memory pool [default: 512; TreeLSTMs 1536; seq2seq 2048]")
 @clean_errors
-def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha, explore_p, explore_after,
-          pseudo_projective, epochs, max_minutes, batch_size, learning_rate, dropout, context_layers, pretrained,
-          input_format, objective, min_count, layers, hidden, bidirectional, word_pointer, char_lstm, resume, overwrite,
-          seed, memory_mb) -> None:
+def train(
+    arch,
+    train_file,
+    dev_file,
+    model_dir,
+    features,
+    system,
+    oracle,
+    alpha,
+    explore_p,
+    explore_after,
+    pseudo_projective,
+    epochs,
+    max_minutes,
+    batch_size,
+    learning_rate,
+    dropout,
+    context_layers,
+    pretrained,
+    input_format,
+    objective,
+    min_count,
+    layers,
+    hidden,
+    bidirectional,
+    word_pointer,
+    char_lstm,
+    resume,
+    overwrite,
+    seed,
+    memory_mb,
+) -> None:
     """Train a parser (or a TreeLSTM with --arch); the best model on dev is kept in MODEL_DIR."""
     from lstmparse.model_io import check_training_directory
 
@@ -190,11 +246,24 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
         from lstmparse.seq2seq_training import Seq2SeqOptions, train_seq2seq
 
         options = Seq2SeqOptions(
-            train=train_file, dev=dev_file, model_dir=model_dir, epochs=epochs, max_minutes=max_minutes,
-            batch_size=batch_size, learning_rate=learning_rate, dropout=dropout, seed=seed, pretrained=pretrained,
+            train=train_file,
+            dev=dev_file,
+            model_dir=model_dir,
+            epochs=epochs,
+            max_minutes=max_minutes,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            dropout=dropout,
+            seed=seed,
+            pretrained=pretrained,
             dims=Seq2SeqDimensions(
-                word=hidden, hidden=hidden, layers=layers, attention=hidden, bidirectional=bidirectional,
-                word_pointer=word_pointer, chars=CHAR_LSTM_SIZE if char_lstm else 0,
+                word=hidden,
+                hidden=hidden,
+                layers=layers,
+                attention=hidden,
+                bidirectional=bidirectional,
+                word_pointer=word_pointer,
+                chars=CHAR_LSTM_SIZE if char_lstm else 0,
             ),
             resume=resume,
         )
@@ -211,9 +280,19 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
         from lstmparse.treelstm_training import TreeLSTMOptions, train_treelstm
 
         options = TreeLSTMOptions(
-            train=train_file, dev=dev_file, model_dir=model_dir, arch=arch, objective=objective, min_count=min_count,
-            epochs=epochs, max_minutes=max_minutes, batch_size=batch_size, learning_rate=learning_rate,
-            dropout=dropout, seed=seed, input_format=input_format,
+            train=train_file,
+            dev=dev_file,
+            model_dir=model_dir,
+            arch=arch,
+            objective=objective,
+            min_count=min_count,
+            epochs=epochs,
+            max_minutes=max_minutes,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            dropout=dropout,
+            seed=seed,
+            input_format=input_format,
             dims=TreeLSTMDimensions(embedding=hidden, hidden=hidden, layers=layers),
         )
         record = train_treelstm(options)
@@ -232,10 +311,25 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
     if pseudo_projective and system == "arc-swap":
         raise click.BadParameter("arc-swap builds non-projective trees itself", param_hint="--pseudo-projective")
     options = TrainingOptions(
-        train=train_file, dev=dev_file, model_dir=model_dir, features=features, system=system, oracle=oracle,
-        alpha=alpha, explore_p=explore_p, explore_after=explore_after, pseudo_projective=pseudo_projective,
-        epochs=epochs, max_minutes=max_minutes, batch_size=batch_size, learning_rate=learning_rate, dropout=dropout,
-        seed=seed, pretrained=pretrained, input_format=input_format, dims=Dimensions(context_layers=context_layers),
+        train=train_file,
+        dev=dev_file,
+        model_dir=model_dir,
+        features=features,
+        system=system,
+        oracle=oracle,
+        alpha=alpha,
+        explore_p=explore_p,
+        explore_after=explore_after,
+        pseudo_projective=pseudo_projective,
+        epochs=epochs,
+        max_minutes=max_minutes,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        dropout=dropout,
+        seed=seed,
+        pretrained=pretrained,
+        input_format=input_format,
+        dims=Dimensions(context_layers=context_layers),
         resume=resume,
     )
     record = run_training(options)
@@ -249,34 +343,47 @@ def train(arch, train_file, dev_file, model_dir, features, system, oracle, alpha
 @click.option("--input", "input_file", default="-", show_default=True, help="input file, - for stdin")
 @click.option("--output", "output_file", default="-", show_default=True, help="output file, - for stdout")
 @click.option(
-    "--input-format", type=click.Choice(FORMATS + ("ptb",)), default="conllu", show_default=True,
+    "--input-format",
+    type=click.Choice(FORMATS + ("ptb",)),
+    default="conllu",
+    show_default=True,
     help="ptb: bracketed trees, for constituency models (their words are parsed, their POS tags kept)",
 )
+@click.option("--beam", type=click.IntRange(min=1), help="beam width, 1: greedy [default: 1; constituency models 10]")
 @click.option(
-    "--beam", type=click.IntRange(min=1), help="beam width, 1: greedy [default: 1; constituency models 10]"
-)
-@click.option(
-    "--kbest", default=1, show_default=True, type=click.IntRange(min=1),
+    "--kbest",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
     help="write the K best trees per sentence, ranked and scored (needs --beam >= K)",
 )
 @click.option(
-    "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
+    "--jobs",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
     help="parse with N processes (output stays in input order)",
 )
 @click.option(
-    "--batch-size", default=32, show_default=True, type=click.IntRange(min=1),
+    "--batch-size",
+    default=32,
+    show_default=True,
+    type=click.IntRange(min=1),
     help="dependency models: parses advanced together in lock-step, sentences x beam (1: one sentence at a time; "
     "the output is the same, larger batches are faster and take more memory)",
 )
 @click.option(
-    "--constrained/--unconstrained", default=True, show_default=True,
+    "--constrained/--unconstrained",
+    default=True,
+    show_default=True,
     help="constituency models: search only well-formed trees, or (the paper's way) repair malformed output",
 )
 @click.option("--quiet", is_flag=True, help="no progress or speed report on stderr")
 @click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=MEMORY_MB)
 @clean_errors
-def parse(model_dir, input_file, output_file, input_format, beam, kbest, batch_size, constrained, jobs, quiet,
-          memory_mb) -> None:
+def parse(
+    model_dir, input_file, output_file, input_format, beam, kbest, batch_size, constrained, jobs, quiet, memory_mb
+) -> None:
     """Parse CoNLL-U, CoNLL-X or tokenized text; write CoNLL-U (bracketed trees with a constituency model)."""
     from lstmparse.model_io import DEFAULT_MODEL, model_arch
     from lstmparse.outputs import check_output_path
@@ -381,7 +488,11 @@ def _parsed(
 @click.argument("system", type=EXISTING_FILE)
 @click.option("--json", "as_json", is_flag=True, help="print the scores as JSON")
 @click.option(
-    "--format", "fmt", type=click.Choice(["conllu", "ptb"]), default="conllu", show_default=True,
+    "--format",
+    "fmt",
+    type=click.Choice(["conllu", "ptb"]),
+    default="conllu",
+    show_default=True,
     help="ptb: labelled brackets with EVALB's COLLINS.prm conventions",
 )
 @clean_errors
@@ -405,7 +516,9 @@ def evaluate(gold, system, as_json, fmt) -> None:
 @main.command()
 @click.argument("treebank", type=EXISTING_FILE)
 @click.option(
-    "--system", type=click.Choice(list(SYSTEMS)), default="arc-standard",
+    "--system",
+    type=click.Choice(list(SYSTEMS)),
+    default="arc-standard",
     show_default=True,
 )
 @click.option("--pseudo-projective", is_flag=True, help="run on projectivized trees")

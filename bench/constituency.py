@@ -27,7 +27,8 @@ def main() -> None:
     parser.add_argument("--gold", required=True)
     parser.add_argument("--beams", default="1,10", help="comma-separated beam widths")
     parser.add_argument(
-        "--decoding", default="unconstrained,constrained",
+        "--decoding",
+        default="unconstrained,constrained",
         help="comma-separated: unconstrained (the paper's: repair afterwards), constrained (well-formed prefixes only)",
     )
     parser.add_argument("--limit", type=int, help="only the first N trees")
@@ -49,17 +50,21 @@ def main() -> None:
         parsed = list(model.parse(gold, beam, decoding == "constrained"))
         seconds = time.time() - start
         scores = score_bracketings(gold, [p.tree for p in parsed])
-        rows.append({
-            "beam": beam,
-            "decoding": decoding,
-            "sentences": len(gold),
-            "sentences_per_second": round(len(gold) / seconds, 1),
-            "repaired": sum(p.repaired for p in parsed),
-            **{k: v for k, v in scores.as_dict().items() if k in ("recall", "precision", "f1", "complete_match")},
-            "f1_by_length": {_bucket_name(low, high): _bucket(scores.subset(low, high)) for low, high in BUCKETS},
-        })
+        rows.append(
+            {
+                "beam": beam,
+                "decoding": decoding,
+                "sentences": len(gold),
+                "sentences_per_second": round(len(gold) / seconds, 1),
+                "repaired": sum(p.repaired for p in parsed),
+                **{k: v for k, v in scores.as_dict().items() if k in ("recall", "precision", "f1", "complete_match")},
+                "f1_by_length": {_bucket_name(low, high): _bucket(scores.subset(low, high)) for low, high in BUCKETS},
+            }
+        )
     result = {
-        "model": args.model, "gold": args.gold, "load_seconds": round(load_seconds, 2),
+        "model": args.model,
+        "gold": args.gold,
+        "load_seconds": round(load_seconds, 2),
         "training": {k: model.model.training_record.get(k) for k in ("best_epoch", "best_dev_f1")},
         "rows": rows,
     }

@@ -58,14 +58,16 @@ def main() -> None:
         trees = [(s.heads, s.deprels) for s in parsed]
         greedy_trees = greedy_trees or trees
         scores = score_sentences(gold, parsed)
-        rows.append({
-            "mode": name,
-            "sentences_per_second": round(len(gold) / seconds, 1),
-            "words_per_second": round(words / seconds),
-            "UAS": round(scores.uas, 2),
-            "LAS": round(scores.las, 2),
-            "same_trees_as_greedy": sum(a == b for a, b in zip(trees, greedy_trees, strict=True)),
-        })
+        rows.append(
+            {
+                "mode": name,
+                "sentences_per_second": round(len(gold) / seconds, 1),
+                "words_per_second": round(words / seconds),
+                "UAS": round(scores.uas, 2),
+                "LAS": round(scores.las, 2),
+                "same_trees_as_greedy": sum(a == b for a, b in zip(trees, greedy_trees, strict=True)),
+            }
+        )
     if args.json:
         print(json.dumps({"model": args.model, "input": args.input, "sentences": len(gold), "rows": rows}, indent=2))
         return

@@ -37,8 +37,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PARSE_MODES = ("greedy", "batched", "batched64", "jobs2", "beam4", "beam8")
 MODE_SETTINGS = {  # (beam, batch size: parses advanced together); the last three are not run by default
-    "greedy": (1, 1), "batched": (1, 32), "batched64": (1, 64), "jobs2": (1, 32), "beam4": (4, 32), "beam8": (8, 32),
-    "batched128": (1, 128), "beam8x64": (8, 64), "beam8x128": (8, 128),
+    "greedy": (1, 1),
+    "batched": (1, 32),
+    "batched64": (1, 64),
+    "jobs2": (1, 32),
+    "beam4": (4, 32),
+    "beam8": (8, 32),
+    "batched128": (1, 128),
+    "beam8x64": (8, 64),
+    "beam8x128": (8, 128),
 }
 LENGTHS = (10, 25, 50, 100, 200)
 
@@ -95,8 +102,21 @@ def median_row(rows: list[dict]) -> dict:
 
 def run_worker(args, worker: str, argument: str, cores: str | None = None) -> dict:
     command = [
-        "taskset", "-c", cores or str(args.core), sys.executable, __file__, "--worker", worker, "--argument", argument,
-        "--model", args.model, "--treebank", args.treebank, "--train-sentences", str(args.train_sentences),
+        "taskset",
+        "-c",
+        cores or str(args.core),
+        sys.executable,
+        __file__,
+        "--worker",
+        worker,
+        "--argument",
+        argument,
+        "--model",
+        args.model,
+        "--treebank",
+        args.treebank,
+        "--train-sentences",
+        str(args.train_sentences),
     ]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
@@ -106,8 +126,14 @@ def run_worker(args, worker: str, argument: str, cores: str | None = None) -> di
 
 
 def machine() -> dict:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
     return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
 
 
@@ -150,9 +176,13 @@ def parse_worker(args) -> dict:
     scores = score_sentences(dev, parse(dev))
     words = sum(len(s) for s in test)
     return {
-        "mode": mode, "sentences_per_second": round(len(test) / seconds, 1), "words_per_second": round(words / seconds),
-        "model_load_seconds": round(load_seconds, 2), "peak_rss_mib": peak_rss_mib(),
-        "dev_UAS": round(scores.uas, 2), "dev_LAS": round(scores.las, 2),
+        "mode": mode,
+        "sentences_per_second": round(len(test) / seconds, 1),
+        "words_per_second": round(words / seconds),
+        "model_load_seconds": round(load_seconds, 2),
+        "peak_rss_mib": peak_rss_mib(),
+        "dev_UAS": round(scores.uas, 2),
+        "dev_LAS": round(scores.las, 2),
     }
 
 
@@ -166,7 +196,10 @@ def train_worker(args) -> dict:
 
     size = int(args.argument)
     options = TrainingOptions(
-        train=str(Path(args.treebank) / "train.conllu"), model_dir="", features=["words", "pos"], batch_size=size,
+        train=str(Path(args.treebank) / "train.conllu"),
+        model_dir="",
+        features=["words", "pos"],
+        batch_size=size,
     )
     parser, examples, _, _ = prepare(options, open(os.devnull, "w"))
     examples = examples[: args.train_sentences]

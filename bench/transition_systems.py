@@ -38,18 +38,50 @@ def run_row(name: str, flags: list[str], args: argparse.Namespace, core: int) ->
     slug = name.replace(" ", "_").replace("=", "").replace("+", "pp")
     model, log, parsed = args.out / slug, args.out / f"{slug}.log", args.out / f"{slug}.test.conllu"
     if not (model / "config.json").exists():
-        lstmparse("train", "--train", str(args.treebank / "train.conllu"), "--dev", str(args.treebank / "dev.conllu"),
-                  "--model-dir", str(model), "--features", args.features, "--epochs", str(args.epochs),
-                  "--seed", str(args.seed), *flags, core=core, log=log)
-    lstmparse("parse", "--model", str(model), "--input", str(args.treebank / "test.conllu"), "--output", str(parsed),
-              core=core, log=log)
-    result = subprocess.run([sys.executable, "-m", "cli", "evaluate", "--json", str(args.treebank / "test.conllu"),
-                             str(parsed)], check=True, capture_output=True, text=True)
+        lstmparse(
+            "train",
+            "--train",
+            str(args.treebank / "train.conllu"),
+            "--dev",
+            str(args.treebank / "dev.conllu"),
+            "--model-dir",
+            str(model),
+            "--features",
+            args.features,
+            "--epochs",
+            str(args.epochs),
+            "--seed",
+            str(args.seed),
+            *flags,
+            core=core,
+            log=log,
+        )
+    lstmparse(
+        "parse",
+        "--model",
+        str(model),
+        "--input",
+        str(args.treebank / "test.conllu"),
+        "--output",
+        str(parsed),
+        core=core,
+        log=log,
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "cli", "evaluate", "--json", str(args.treebank / "test.conllu"), str(parsed)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     scores = json.loads(result.stdout)
     config = json.loads((model / "config.json").read_text())
     epochs = config["training"]["epochs"]
-    scores.update(name=name, seconds_per_epoch=sum(e["train_seconds"] for e in epochs) / len(epochs),
-                  best_epoch=config["training"]["best_epoch"], epochs=len(epochs))
+    scores.update(
+        name=name,
+        seconds_per_epoch=sum(e["train_seconds"] for e in epochs) / len(epochs),
+        best_epoch=config["training"]["best_epoch"],
+        epochs=len(epochs),
+    )
     return scores
 
 
@@ -84,8 +116,10 @@ def main() -> None:
     print("| system | UAS | LAS | non-projective recall | s/epoch | best epoch |")
     print("|---|---|---|---|---|---|")
     for r in results:
-        print(f"| {r['name']} | {r['UAS']:.2f} | {r['LAS']:.2f} | {r['non_projective_recall']:.2f} "
-              f"({r['non_projective_arcs']}) | {r['seconds_per_epoch']:.0f} | {r['best_epoch']} |")
+        print(
+            f"| {r['name']} | {r['UAS']:.2f} | {r['LAS']:.2f} | {r['non_projective_recall']:.2f} "
+            f"({r['non_projective_arcs']}) | {r['seconds_per_epoch']:.0f} | {r['best_epoch']} |"
+        )
 
 
 if __name__ == "__main__":

@@ -39,6 +39,14 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "ConstituencyParser", "InputError", "ModelError", "Parser", "Sentence", "Token", "configure", "load",
-    "load_constituency", "read_sentences",
+    "ConstituencyParser",
+    "InputError",
+    "ModelError",
+    "Parser",
+    "Sentence",
+    "Token",
+    "configure",
+    "load",
+    "load_constituency",
+    "read_sentences",
 ]

@@ -1,13 +1,13 @@
 """The Python API behind the command line: load a model, parse sentences.
 
-    import lstmparse
-    parser = lstmparse.load()  # the default, tag-free English model (models/en_ewt)
-    for sentence in parser.parse([["The", "dog", "barks", "."]]):
-        print(sentence.to_conllu())
+import lstmparse
+parser = lstmparse.load()  # the default, tag-free English model (models/en_ewt)
+for sentence in parser.parse([["The", "dog", "barks", "."]]):
+    print(sentence.to_conllu())
 
-    constituency = lstmparse.load_constituency("runs/gum_seq2seq")  # see models/README.md
-    for tree in constituency.parse([["The", "dog", "barks", "."]]):
-        print(tree.to_bracketed())
+constituency = lstmparse.load_constituency("runs/gum_seq2seq")  # see models/README.md
+for tree in constituency.parse([["The", "dog", "barks", "."]]):
+    print(tree.to_bracketed())
 """
 
 from __future__ import annotations
@@ -59,8 +59,10 @@ class Parser:
         checked = self._readable(_sentences(sentences))
         if batch_size == 1:
             return (with_tree(sentence, *self.model.parse(sentence.tokens)) for sentence in checked)
-        return (with_tree(sentence, best.heads, best.labels) for sentence, (best,) in self._decoded(checked, 1, 1,
-                                                                                                    batch_size))
+        return (
+            with_tree(sentence, best.heads, best.labels)
+            for sentence, (best,) in self._decoded(checked, 1, 1, batch_size)
+        )
 
     def parse_file(self, path: str, fmt: str = "conllu") -> Iterator[Sentence]:
         """Parse every sentence of a file (``-`` = stdin) lazily."""

@@ -176,8 +176,10 @@ class BatchDecoder:
             return []
         dy.renew_cg(autobatching=False)  # one graph for the batch; batching is explicit
         self._start_graph()
-        beams = [[self._initial(tokens, vectors)] for tokens, vectors in zip(sentences, self._token_vectors(sentences),
-                                                                             strict=True)]
+        beams = [
+            [self._initial(tokens, vectors)]
+            for tokens, vectors in zip(sentences, self._token_vectors(sentences), strict=True)
+        ]
         if beam == 1:
             self._decode_greedily([hypotheses[0] for hypotheses in beams])
         else:
@@ -247,8 +249,11 @@ class BatchDecoder:
             for row, i in enumerate(active):
                 values = flat[row, best[row]]
                 options = best[row][values > -np.inf]  # fewer than ``beam`` when fewer moves exist
-                beams[i] = self._successors(beams[i], [divmod(option, finished + 1) for option in options.tolist()],
-                                            values[values > -np.inf].tolist())
+                beams[i] = self._successors(
+                    beams[i],
+                    [divmod(option, finished + 1) for option in options.tolist()],
+                    values[values > -np.inf].tolist(),
+                )
             active = [i for i in active if not self._all_final(beams[i])]
 
     def _all_final(self, hypotheses: list[LockstepConfiguration]) -> bool:

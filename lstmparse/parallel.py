@@ -25,8 +25,13 @@ _parser = None  # the model loaded in a worker process
 
 
 def parse_in_processes(
-    model_path: str | None, sentences: Iterable[Sentence], jobs: int, beam: int = 1, kbest: int = 1,
-    memory_mb: int = backend.DEFAULT_MEMORY_MB, batch_size: int = 32,
+    model_path: str | None,
+    sentences: Iterable[Sentence],
+    jobs: int,
+    beam: int = 1,
+    kbest: int = 1,
+    memory_mb: int = backend.DEFAULT_MEMORY_MB,
+    batch_size: int = 32,
 ) -> Iterator[list[Sentence]]:
     """For each input sentence, in order, its list of parsed candidates (one when greedy).
 

@@ -232,7 +232,11 @@ class StackLSTMParser:
             check_revision(directory, config, system)
             vocabs = {name: Vocabulary.from_json(data) for name, data in vocab.items()}
             parser = cls(
-                system, config["features"], vocabs, Dimensions(**config["dims"]), config["pretrained_dim"],
+                system,
+                config["features"],
+                vocabs,
+                Dimensions(**config["dims"]),
+                config["pretrained_dim"],
                 config.get("pseudo_projective", False),
             )
         parser.set_parameter_values(params)

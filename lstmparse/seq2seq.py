@@ -161,8 +161,10 @@ class Seq2SeqParser:
         """Learned-embedding ids; with ``train``, singletons become UNK half the time."""
         ids = [self.words.get(w) for w in words]
         if train:
-            ids = [0 if self.words.counts.get(w) == 1 and random.random() < WORD_UNK_PROBABILITY else i
-                   for w, i in zip(words, ids, strict=True)]
+            ids = [
+                0 if self.words.counts.get(w) == 1 and random.random() < WORD_UNK_PROBABILITY else i
+                for w, i in zip(words, ids, strict=True)
+            ]
         return ids
 
     def _pretrained_ids(self, words: Sequence[str]) -> list[int]:
@@ -205,9 +207,11 @@ class Seq2SeqParser:
         for position in range(len(batch[0])):
             parts = [dy.lookup_batch(self.word_embeddings, [sentence[position] for sentence in ids])]
             if pretrained is not None:
-                parts.append(dy.lookup_batch(
-                    self.pretrained_embeddings, [sentence[position] for sentence in pretrained], update=False
-                ))
+                parts.append(
+                    dy.lookup_batch(
+                        self.pretrained_embeddings, [sentence[position] for sentence in pretrained], update=False
+                    )
+                )
             if spelled is not None:
                 start = position * len(batch)
                 parts.append(dy.pick_batch_elems(spelled, list(range(start, start + len(batch)))))
@@ -339,8 +343,9 @@ class Seq2SeqParser:
                 searches[owner].finished.append((ids, score))
         return [search.best(beam, self._strings) for search in searches]
 
-    def _extend(self, search: _Search, hypotheses: list, owned: list[int], log_probs: np.ndarray, beam: int,
-                constrained: bool) -> list[tuple[tuple, int]]:
+    def _extend(
+        self, search: _Search, hypotheses: list, owned: list[int], log_probs: np.ndarray, beam: int, constrained: bool
+    ) -> list[tuple[tuple, int]]:
         """One sentence's step: its ``beam`` best extensions; finished ones leave, the others go on.
 
         ``owned`` are the sentence's columns of ``log_probs`` (its hypotheses).
@@ -385,9 +390,7 @@ class Seq2SeqParser:
     def _strings(self, ids: Sequence[int]) -> list[str]:
         return [self.targets.strings[i] for i in ids]
 
-    def greedy_batch(
-        self, batch: Sequence[Sequence[str]], constrained: bool = False
-    ) -> list[tuple[list[str], float]]:
+    def greedy_batch(self, batch: Sequence[Sequence[str]], constrained: bool = False) -> list[tuple[list[str], float]]:
         """Beam 1 for sentences of one length at once: each step is one batched operation."""
         dy.renew_cg()
         self.set_dropout(0.0)
@@ -467,8 +470,11 @@ class Seq2SeqParser:
             pretrained = Vocabulary.from_json(vocab["pretrained"]) if "pretrained" in vocab else None
             chars = Vocabulary.from_json(vocab["chars"]) if "chars" in vocab else None
             parser = cls(
-                Vocabulary.from_json(vocab["words"]), Vocabulary.from_json(vocab["targets"]),
-                Seq2SeqDimensions(**config["dims"]), pretrained, chars,
+                Vocabulary.from_json(vocab["words"]),
+                Vocabulary.from_json(vocab["targets"]),
+                Seq2SeqDimensions(**config["dims"]),
+                pretrained,
+                chars,
             )
         assign_values(parser.model, params)
         parser.training_record = config.get("training", {})

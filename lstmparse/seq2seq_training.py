@@ -86,8 +86,13 @@ def train_seq2seq(options: Seq2SeqOptions, log: TextIO = sys.stderr) -> dict:
     dev_trees = read_ptb(options.dev) if options.dev else []
     examples = [(tree.words, linearize(tree)) for tree in train_trees]
     record = {
-        "train": options.train, "dev": options.dev, "batch_size": options.batch_size,
-        "learning_rate": options.learning_rate, "dropout": options.dropout, "seed": options.seed, "epochs": [],
+        "train": options.train,
+        "dev": options.dev,
+        "batch_size": options.batch_size,
+        "learning_rate": options.learning_rate,
+        "dropout": options.dropout,
+        "seed": options.seed,
+        "epochs": [],
     }
     if options.resume:
         parser = resumed_parser(options, record, log)
@@ -114,7 +119,9 @@ def train_seq2seq(options: Seq2SeqOptions, log: TextIO = sys.stderr) -> dict:
             dev_seconds = time.time() - eval_start
             score = scores.f1
             entry.update(
-                dev_f1=round(scores.f1, 2), dev_f1_unconstrained=round(paper_scores.f1, 2), dev_repaired=repaired,
+                dev_f1=round(scores.f1, 2),
+                dev_f1_unconstrained=round(paper_scores.f1, 2),
+                dev_repaired=repaired,
                 dev_seconds=round(dev_seconds, 1),
             )
         record["epochs"].append(entry)

@@ -83,8 +83,11 @@ def check_feature_columns(path: str, sentences: Sequence[Sentence], features: Se
     """Refuse to learn from a tag column that the training data leaves empty ('_' on every word)."""
     for feature, column, value in (("pos", "UPOS", lambda t: t.upos), ("feats", "FEATS", lambda t: t.feats)):
         if feature in features and all(value(t) in ("", "_") for s in sentences for t in s.tokens):
-            raise InputError(path, None, f"the {column} column is empty on every word; drop '{feature}' from "
-                             "--features or train on tagged data")
+            raise InputError(
+                path,
+                None,
+                f"the {column} column is empty on every word; drop '{feature}' from --features or train on tagged data",
+            )
 
 
 def example_loss(parser: StackLSTMParser, example: Example, options: TrainingOptions, epoch: int):
@@ -251,8 +254,11 @@ def restore_checkpoint(parser: StackLSTMParser, model_dir: str, log: TextIO) -> 
     changes = revision_1_changes(config, parser.system)
     if changes:  # trained so far under the old computation: training goes on under the corrected one
         record.setdefault("revision_1_epochs", len(record["epochs"]))
-        print(f"--resume: {source} is a revision-1 model; training goes on under revision 2 ({'; '.join(changes)}), "
-              "and only dev scores of revision 2 count for choosing the best model", file=log)
+        print(
+            f"--resume: {source} is a revision-1 model; training goes on under revision 2 ({'; '.join(changes)}), "
+            "and only dev scores of revision 2 count for choosing the best model",
+            file=log,
+        )
     print(f"resuming from {source} after epoch {len(record['epochs'])}", file=log)
     return record
 

@@ -256,12 +256,12 @@ class TreeLSTM:
         features = dy.nobackprop(dy.concatenate([hidden, embedding]))
         return dy.affine_transform([b2, w2, dy.rectify(dy.affine_transform([b1, w1, features]))])
 
-    def _grow_loss(
-        self, ids: Sequence[int], heads: Sequence[int], outputs: dict[int, dy.Expression]
-    ) -> dy.Expression:
+    def _grow_loss(self, ids: Sequence[int], heads: Sequence[int], outputs: dict[int, dy.Expression]) -> dy.Expression:
         """Summed logistic losses of the four classifiers over every decision in the tree."""
-        losses = [dy.pickneglogsoftmax(self.grow_logits(edge, outputs[node], ids[node]), int(grows))
-                  for node, edge, grows in grow_decisions(heads)]
+        losses = [
+            dy.pickneglogsoftmax(self.grow_logits(edge, outputs[node], ids[node]), int(grows))
+            for node, edge, grows in grow_decisions(heads)
+        ]
         return dy.esum(losses)
 
     def sample_tree(self, max_words: int = 60) -> tuple[list[str], list[int]]:
@@ -304,7 +304,9 @@ class TreeLSTM:
             raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a TreeLSTM ({' or '.join(ARCHS)})")
         with model_contents(directory):
             model = cls(
-                config["arch"], Vocabulary.from_json(vocab["words"]), TreeLSTMDimensions(**config["dims"]),
+                config["arch"],
+                Vocabulary.from_json(vocab["words"]),
+                TreeLSTMDimensions(**config["dims"]),
                 config.get("objective", "nll"),
             )
         assign_values(model.model, params)

@@ -86,8 +86,14 @@ def train_treelstm(options: TreeLSTMOptions, log: TextIO = sys.stderr) -> dict:
     dev_sentences = read_trees(options.dev, options.input_format) if options.dev else []
     model = TreeLSTM(options.arch, tree_vocabulary(train_sentences, options.min_count), options.dims, options.objective)
     record = {
-        "train": options.train, "dev": options.dev, "objective": options.objective, "min_count": options.min_count,
-        "batch_size": options.batch_size, "dropout": options.dropout, "seed": options.seed, "epochs": [],
+        "train": options.train,
+        "dev": options.dev,
+        "objective": options.objective,
+        "min_count": options.min_count,
+        "batch_size": options.batch_size,
+        "dropout": options.dropout,
+        "seed": options.seed,
+        "epochs": [],
     }
     print(
         f"training a {options.arch} ({options.objective}) on {len(train_sentences)} trees, "

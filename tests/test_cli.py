@@ -22,8 +22,17 @@ def lstmparse(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
 def trained(small_treebank, tmp_path_factory):
     model = tmp_path_factory.mktemp("model") / "m"
     result = lstmparse(
-        "train", "--train", small_treebank["train"], "--dev", small_treebank["dev"], "--model-dir", model,
-        "--epochs", "2", "--seed", "3",
+        "train",
+        "--train",
+        small_treebank["train"],
+        "--dev",
+        small_treebank["dev"],
+        "--model-dir",
+        model,
+        "--epochs",
+        "2",
+        "--seed",
+        "3",
     )
     assert result.returncode == 0, result.stderr
     return model, result

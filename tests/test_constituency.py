@@ -75,7 +75,12 @@ def test_written_words_with_parentheses_read_back() -> None:
 
 def test_function_tags_are_stripped_but_hyphenated_names_kept() -> None:
     assert [base_label(x) for x in ["NP-SBJ", "PP-TMP-2", "NP=3", "-LRB-", "-NONE-", "S"]] == [
-        "NP", "PP", "NP", "-LRB-", "-NONE-", "S",
+        "NP",
+        "PP",
+        "NP",
+        "-LRB-",
+        "-NONE-",
+        "S",
     ]
 
 
@@ -247,8 +252,20 @@ def trained_on_small_gum(small_gum, folder: Path, *options: str) -> Path:
     train, dev = small_gum
     model = folder / "model"
     result = lstmparse(
-        "train", "--arch", "seq2seq", "--train", str(train), "--dev", str(dev), "--model-dir", str(model),
-        "--seed", "3", "--layers", "1", *options,
+        "train",
+        "--arch",
+        "seq2seq",
+        "--train",
+        str(train),
+        "--dev",
+        str(dev),
+        "--model-dir",
+        str(model),
+        "--seed",
+        "3",
+        "--layers",
+        "1",
+        *options,
     )
     assert result.returncode == 0, result.stderr
     assert "best dev F1" in result.stderr
@@ -264,8 +281,15 @@ def trained_model(small_gum, tmp_path_factory) -> Path:
 def extended_model(small_gum, tmp_path_factory) -> Path:
     """A model with the extensions beyond the paper: bidirectional encoder, word pointer, character bi-LSTM."""
     return trained_on_small_gum(
-        small_gum, tmp_path_factory.mktemp("s2s_ext"), "--epochs", "3", "--hidden", "32", "--bidirectional",
-        "--word-pointer", "--chars",
+        small_gum,
+        tmp_path_factory.mktemp("s2s_ext"),
+        "--epochs",
+        "3",
+        "--hidden",
+        "32",
+        "--bidirectional",
+        "--word-pointer",
+        "--chars",
     )
 
 
@@ -312,8 +336,24 @@ def test_training_resumes_from_the_best_model_and_refuses_other_options(trained_
     train, dev = small_gum
     model = tmp_path / "model"
     shutil.copytree(trained_model, model)
-    common = ["train", "--arch", "seq2seq", "--train", str(train), "--dev", str(dev), "--model-dir", str(model),
-              "--layers", "1", "--hidden", "48", "--seed", "3", "--resume"]
+    common = [
+        "train",
+        "--arch",
+        "seq2seq",
+        "--train",
+        str(train),
+        "--dev",
+        str(dev),
+        "--model-dir",
+        str(model),
+        "--layers",
+        "1",
+        "--hidden",
+        "48",
+        "--seed",
+        "3",
+        "--resume",
+    ]
     refused = lstmparse(*common, "--epochs", "8", "--dropout", "0.1")
     assert refused.returncode == 2
     assert "dropout" in refused.stderr
@@ -339,7 +379,10 @@ def test_pretrained_vectors_are_stored_and_stay_fixed(small_gum, tmp_path: Path)
     vectors = tmp_path / "vectors.txt"
     vectors.write_text("2 3\nthe 1 0 0\nof 0 1 0.5\n", encoding="utf-8")
     options = Seq2SeqOptions(
-        train=str(small_gum[0]), model_dir=str(tmp_path / "m"), epochs=1, pretrained=str(vectors),
+        train=str(small_gum[0]),
+        model_dir=str(tmp_path / "m"),
+        epochs=1,
+        pretrained=str(vectors),
         dims=Seq2SeqDimensions(word=16, hidden=16, layers=1, attention=16, target=8),
     )
     with open(tmp_path / "log", "w") as log:
@@ -354,8 +397,19 @@ def test_pretrained_vectors_are_stored_and_stay_fixed(small_gum, tmp_path: Path)
 def test_parse_ptb_input_keeps_its_tags_and_evaluates(trained_model: Path, small_gum, tmp_path: Path) -> None:
     _, dev = small_gum
     output = tmp_path / "out.ptb"
-    result = lstmparse("parse", "--model", str(trained_model), "--input-format", "ptb", "--input", str(dev),
-                       "--beam", "3", "--output", str(output))
+    result = lstmparse(
+        "parse",
+        "--model",
+        str(trained_model),
+        "--input-format",
+        "ptb",
+        "--input",
+        str(dev),
+        "--beam",
+        "3",
+        "--output",
+        str(output),
+    )
     assert result.returncode == 0, result.stderr
     assert "repaired" in result.stderr
     gold, parsed = read_ptb(dev), read_ptb(output)
@@ -367,8 +421,16 @@ def test_parse_ptb_input_keeps_its_tags_and_evaluates(trained_model: Path, small
 
 
 def test_parse_text_writes_one_tree_per_line_with_xx_tags(trained_model: Path) -> None:
-    result = lstmparse("parse", "--model", str(trained_model), "--input-format", "text", "--beam", "1",
-                       stdin="The cat sat .\nWhy ( really ) ?\n")
+    result = lstmparse(
+        "parse",
+        "--model",
+        str(trained_model),
+        "--input-format",
+        "text",
+        "--beam",
+        "1",
+        stdin="The cat sat .\nWhy ( really ) ?\n",
+    )
     assert result.returncode == 0, result.stderr
     trees = parse_ptb_text(result.stdout)
     assert [t.words for t in trees] == [["The", "cat", "sat", "."], ["Why", "-LRB-", "really", "-RRB-", "?"]]
@@ -448,8 +510,9 @@ def test_random_token_lists_parse_into_trees_of_their_length(any_model: Path) ->
 
     parser = api.load_constituency(any_model)
     rng = random.Random(5)
-    sentences = [[rng.choice(["a", "the", "of", "xyzzy", ",", "."]) for _ in range(rng.randint(1, 30))]
-                 for _ in range(10)]
+    sentences = [
+        [rng.choice(["a", "the", "of", "xyzzy", ",", "."]) for _ in range(rng.randint(1, 30))] for _ in range(10)
+    ]
     for words, parsed in zip(sentences, parser.parse(sentences, beam=2, constrained=False), strict=True):
         assert parsed.tree.words == words
     for beam in (1, 3):
@@ -461,8 +524,9 @@ def test_random_token_lists_parse_into_trees_of_their_length(any_model: Path) ->
 def test_bracketed_input_with_an_error_writes_every_tree_before_it(trained_model: Path, tmp_path: Path) -> None:
     source = tmp_path / "in.ptb"
     source.write_text("(S (NP (DT the) (NN dog)) (VP (VBZ barks)))\n(S (NN a))\n(S (NN broken)\n")
-    result = lstmparse("parse", "--model", str(trained_model), "--input-format", "ptb", "--input", str(source),
-                       "--beam", "1")
+    result = lstmparse(
+        "parse", "--model", str(trained_model), "--input-format", "ptb", "--input", str(source), "--beam", "1"
+    )
     assert result.returncode == 2
     error = result.stderr.strip().splitlines()[-1]
     assert error == f"lstmparse: {source}:3: unbalanced brackets: 1 left open at the end of the file"

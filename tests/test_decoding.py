@@ -100,6 +100,7 @@ def test_cli_kbest_needs_a_wide_enough_beam(ewt, tmp_path):
     sample.write_text(first_sentences(ewt / "dev.conllu", 2), encoding="utf-8")
     result = subprocess.run(
         [sys.executable, "-m", "cli", "parse", "--input", sample, "--beam", "2", "--kbest", "3"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 2 and "--beam" in result.stderr and "Traceback" not in result.stderr

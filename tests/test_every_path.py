@@ -46,8 +46,19 @@ FEATURE_SETS = {  # id: (features, bi-LSTM layers over the token vectors)
     "pretrained-pos": (["words", "pos", "pretrained"], 0),
     "all-context": (["words", "pos", "feats", "chars", "pretrained"], 1),
 }
-SMALL = {"word": 8, "pos": 4, "feats": 4, "char_embedding": 8, "chars": 8, "token": 16, "lstm": 16, "layers": 1,
-         "composition_action": 4, "action_history": 4, "state": 8}
+SMALL = {
+    "word": 8,
+    "pos": 4,
+    "feats": 4,
+    "char_embedding": 8,
+    "chars": 8,
+    "token": 16,
+    "lstm": 16,
+    "layers": 1,
+    "composition_action": 4,
+    "action_history": 4,
+    "state": 8,
+}
 MATRIX = [(s, f) for s in SYSTEMS for f in FEATURE_SETS]
 
 
@@ -76,8 +87,12 @@ def trained(hungarian, tmp_path_factory):
             features, context_layers = FEATURE_SETS[features_id]
             directory = tmp_path_factory.mktemp(f"{system_id}-{features_id}")
             options = TrainingOptions(
-                train=str(hungarian["train"]), model_dir=str(directory), features=features, system=system,
-                pseudo_projective=pseudo_projective, epochs=2,
+                train=str(hungarian["train"]),
+                model_dir=str(directory),
+                features=features,
+                system=system,
+                pseudo_projective=pseudo_projective,
+                epochs=2,
                 pretrained=str(hungarian["vectors"]) if "pretrained" in features else None,
                 dims=Dimensions(**SMALL, context_layers=context_layers),
             )
@@ -202,8 +217,19 @@ def test_two_processes_write_what_one_writes(system_id, features_id, trained, hu
     model = trained(system_id, features_id)
     outputs = []
     for jobs in (1, 2):
-        command = [sys.executable, "-m", "cli", "parse", "--model", str(model), "--input", str(hungarian["dev"]),
-                   "--jobs", str(jobs), "--quiet"]
+        command = [
+            sys.executable,
+            "-m",
+            "cli",
+            "parse",
+            "--model",
+            str(model),
+            "--input",
+            str(hungarian["dev"]),
+            "--jobs",
+            str(jobs),
+            "--quiet",
+        ]
         outputs.append(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
     assert outputs[0].count("\n\n") == 300
     assert outputs[1] == outputs[0]

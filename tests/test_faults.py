@@ -147,8 +147,9 @@ def test_file_system_errors_are_one_line(tmp_path, args, fragment):
 
 def test_a_broken_pipe_ends_quietly_with_141(ewt):
     command = f"{sys.executable} -m cli parse --quiet --input {ewt / 'dev.conllu'} | head -n 1"
-    result = subprocess.run(["bash", "-c", f"{command}; exit ${{PIPESTATUS[0]}}"], capture_output=True, text=True,
-                            timeout=300, cwd=ROOT)
+    result = subprocess.run(
+        ["bash", "-c", f"{command}; exit ${{PIPESTATUS[0]}}"], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
     assert result.returncode == 141 and result.stderr == ""
 
 
@@ -222,8 +223,17 @@ def test_model_files_get_ordinary_permissions_and_stale_temporaries_go(tmp_path,
 def test_a_ragged_pretrained_file_is_an_error_on_its_line(tmp_path, small_treebank):
     vectors = tmp_path / "vectors.txt"
     vectors.write_text("the 0.1 0.2 0.3\na 0.1 0.2\n")
-    result = lstmparse_cli("train", "--train", small_treebank["train"], "--model-dir", tmp_path / "m",
-                           "--features", "words,pretrained", "--pretrained", vectors)
+    result = lstmparse_cli(
+        "train",
+        "--train",
+        small_treebank["train"],
+        "--model-dir",
+        tmp_path / "m",
+        "--features",
+        "words,pretrained",
+        "--pretrained",
+        vectors,
+    )
     assert_one_error_line(result, f"{vectors}:2:", "2 numbers after vectors of 3")
 
 
@@ -302,8 +312,10 @@ CONLLU_ISH = st.lists(
     st.one_of(
         st.just(GOOD),
         st.just("1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n\n"),
-        st.just("# comment\n1-2\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n1\tdo\t_\t_\t_\t_\t_\t_\t_\t_\n"
-                "2\tn't\t_\t_\t_\t_\t_\t_\t_\t_\n2.1\tgap\t_\t_\t_\t_\t_\t_\t_\t_\n\n"),
+        st.just(
+            "# comment\n1-2\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n1\tdo\t_\t_\t_\t_\t_\t_\t_\t_\n"
+            "2\tn't\t_\t_\t_\t_\t_\t_\t_\t_\n2.1\tgap\t_\t_\t_\t_\t_\t_\t_\t_\n\n"
+        ),
         st.text(max_size=40).map(lambda s: s + "\n"),
         st.binary(max_size=30).map(lambda b: b.decode("utf-8", "surrogateescape")),  # any bytes
     ),

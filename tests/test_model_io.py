@@ -62,8 +62,11 @@ def test_pretrained_vectors_are_stored_and_stay_fixed(tmp_path, small_treebank):
     vectors = tmp_path / "vectors.txt"
     vectors.write_text("3 4\nthe 1 0 0 0\nof 0 1 0 0\nand 0 0 1 0.5\n", encoding="utf-8")
     options = TrainingOptions(
-        train=str(small_treebank["dev"]), model_dir=str(tmp_path / "m"), features=["words", "pretrained", "feats"],
-        epochs=1, pretrained=str(vectors),
+        train=str(small_treebank["dev"]),
+        model_dir=str(tmp_path / "m"),
+        features=["words", "pretrained", "feats"],
+        epochs=1,
+        pretrained=str(vectors),
     )
     with open(tmp_path / "log", "w") as log:
         train(options, log=log)
@@ -130,11 +133,13 @@ def _as_revision_1(directory) -> None:
         ("arc-swap", ["words", "pos"], None),  # computes what it computed before: still loads
     ],
 )
-def test_models_of_revision_1_load_only_where_the_model_is_unchanged(tmp_path, small_treebank, system, features,
-                                                                     refused):
+def test_models_of_revision_1_load_only_where_the_model_is_unchanged(
+    tmp_path, small_treebank, system, features, refused
+):
     sentences = read_treebank(str(small_treebank["train"]))
-    model = StackLSTMParser(make_system(system, {d for s in sentences for d in s.deprels}), features,
-                            build_vocabularies(sentences))
+    model = StackLSTMParser(
+        make_system(system, {d for s in sentences for d in s.deprels}), features, build_vocabularies(sentences)
+    )
     model.save(str(tmp_path / "m"))
     _as_revision_1(tmp_path / "m")
     if refused is None:
@@ -149,8 +154,14 @@ def test_resuming_a_revision_1_model_trains_it_under_revision_2(tmp_path, small_
 
     from lstmparse.training import TrainingOptions, train
 
-    options = TrainingOptions(train=str(small_treebank["train"]), dev=str(small_treebank["dev"]),
-                              model_dir=str(tmp_path / "m"), features=["words", "pos"], system="arc-hybrid", epochs=1)
+    options = TrainingOptions(
+        train=str(small_treebank["train"]),
+        dev=str(small_treebank["dev"]),
+        model_dir=str(tmp_path / "m"),
+        features=["words", "pos"],
+        system="arc-hybrid",
+        epochs=1,
+    )
     train(options)
     _as_revision_1(tmp_path / "m")
     (tmp_path / "m" / "checkpoint" / model_io.CONFIG).unlink()  # resume from the (old) best model

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 
@@ -36,24 +34,3 @@ def test_a_malformed_second_sentence_with_jobs_neither_hangs_nor_loses_the_first
     result = parse("--input", path, "--jobs", 2)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stdout.startswith("1\tDogs\t") and result.stdout.count("\n\n") == 1
-
-
-def test_ctrl_c_with_jobs_exits_130_with_one_line(ewt):
-    command = [sys.executable, "-m", "cli", "parse", "--model", str(MODEL), "--quiet", "--jobs", "2",
-               "--input", str(ewt / "train.conllu")]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True, preexec_fn=_default_interrupt)
-    try:
-        process.stdout.readline()  # the workers are parsing
-        os.killpg(process.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends: the whole process group
-        _, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-    assert process.returncode == 130
-    assert stderr.strip() == "lstmparse: interrupted"
-
-
-def _default_interrupt() -> None:
-    """Undo an ignored SIGINT inherited from a background shell, as a terminal's foreground job has it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -69,7 +69,11 @@ def test_readme_shell_examples_run(tmp_path):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     for block in blocks:
         result = subprocess.run(
-            ["bash", "-euo", "pipefail", "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True,
+            ["bash", "-euo", "pipefail", "-c", block],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
             timeout=600,
         )
         assert result.returncode == 0, f"{block}\n{result.stderr}"
@@ -79,7 +83,9 @@ def test_readme_shell_examples_run(tmp_path):
 def test_default_model_needs_no_tags(parser):
     """The default model reads words and characters only: blanking UPOS/XPOS/FEATS changes nothing."""
     tagged = list(read_sentences(str(ROOT / "data" / "sample.trees.conllu")))
-    blank = [dataclasses.replace(s, tokens=[dataclasses.replace(t, upos="_", xpos="_", feats="_") for t in s.tokens])
-             for s in tagged]
+    blank = [
+        dataclasses.replace(s, tokens=[dataclasses.replace(t, upos="_", xpos="_", feats="_") for t in s.tokens])
+        for s in tagged
+    ]
     assert [(s.heads, s.deprels) for s in parser.parse(tagged)] == [(s.heads, s.deprels) for s in parser.parse(blank)]
     assert set(parser.model.features) <= {"words", "chars"}

@@ -34,8 +34,12 @@ def hungarian(tmp_path_factory, ewt):
 )
 def test_training_modes_produce_loadable_models_and_trees(tmp_path, hungarian, settings):
     options = TrainingOptions(
-        train=str(hungarian), dev=str(hungarian), model_dir=str(tmp_path / "m"), features=["words", "pos"],
-        epochs=1, **settings,
+        train=str(hungarian),
+        dev=str(hungarian),
+        model_dir=str(tmp_path / "m"),
+        features=["words", "pos"],
+        epochs=1,
+        **settings,
     )
     log = io.StringIO()
     record = train(options, log=log)
@@ -65,8 +69,13 @@ def test_resumed_training_repeats_the_uninterrupted_run(tmp_path, small_treebank
 
     def options(model_dir, epochs, resume=False):
         return TrainingOptions(
-            train=str(small_treebank["train"]), dev=str(small_treebank["dev"]), model_dir=str(model_dir),
-            features=["words", "pos"], epochs=epochs, dropout=0.2, resume=resume,
+            train=str(small_treebank["train"]),
+            dev=str(small_treebank["dev"]),
+            model_dir=str(model_dir),
+            features=["words", "pos"],
+            epochs=epochs,
+            dropout=0.2,
+            resume=resume,
         )
 
     whole = train(options(tmp_path / "whole", 2), log=io.StringIO())
@@ -88,7 +97,10 @@ def test_resume_refuses_a_model_trained_on_other_data(tmp_path, small_treebank, 
     first = TrainingOptions(train=str(hungarian), model_dir=str(tmp_path / "m"), features=["words", "pos"], epochs=1)
     train(first, log=io.StringIO())
     other = TrainingOptions(
-        train=str(small_treebank["train"]), model_dir=str(tmp_path / "m"), features=["words", "pos"], epochs=2,
+        train=str(small_treebank["train"]),
+        model_dir=str(tmp_path / "m"),
+        features=["words", "pos"],
+        epochs=2,
         resume=True,
     )
     with pytest.raises(ConfigurationError, match="other data"):
@@ -102,7 +114,10 @@ def test_minibatches_keep_learning_at_a_sentence_learning_rate(tmp_path, small_t
     2.54 to 2.18 in four epochs (batch 1: 2.21 to 0.86).
     """
     options = TrainingOptions(
-        train=str(small_treebank["train"]), model_dir=str(tmp_path / "m"), features=["words", "pos"], epochs=4,
+        train=str(small_treebank["train"]),
+        model_dir=str(tmp_path / "m"),
+        features=["words", "pos"],
+        epochs=4,
         batch_size=8,
     )
     losses = [e["loss_per_action"] for e in train(options, log=io.StringIO())["epochs"]]

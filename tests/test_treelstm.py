@@ -127,8 +127,13 @@ def perturbed(heads: list[int], rng: random.Random) -> list[int] | None:
 def trained_model(small_treebank, tmp_path_factory) -> Path:
     model_dir = tmp_path_factory.mktemp("treelstm")
     options = TreeLSTMOptions(
-        train=str(small_treebank["train"]), dev=str(small_treebank["dev"]), model_dir=str(model_dir),
-        arch="ldtreelstm", epochs=6, batch_size=8, dims=TreeLSTMDimensions(32, 32, 1, 16, 16),
+        train=str(small_treebank["train"]),
+        dev=str(small_treebank["dev"]),
+        model_dir=str(model_dir),
+        arch="ldtreelstm",
+        epochs=6,
+        batch_size=8,
+        dims=TreeLSTMDimensions(32, 32, 1, 16, 16),
     )
     record = train_treelstm(options)
     assert record["best_dev_perplexity"] < 1000
@@ -161,7 +166,10 @@ def test_sampled_trees_are_trees_of_known_words(trained_model):
 
 def test_nce_objective_trains(small_treebank, tmp_path):
     options = TreeLSTMOptions(
-        train=str(small_treebank["dev"]), model_dir=str(tmp_path / "nce"), objective="nce", epochs=1,
+        train=str(small_treebank["dev"]),
+        model_dir=str(tmp_path / "nce"),
+        objective="nce",
+        epochs=1,
         dims=TreeLSTMDimensions(16, 16, 1, 8, 8),
     )
     record = train_treelstm(options)
@@ -199,10 +207,12 @@ def test_tuning_finds_the_weight_that_recovers_gold(small_treebank):
     groups = []
     for sentence in gold:
         wrong = perturbed(sentence.heads, rng) or sentence.heads
-        groups.append([
-            Candidate(_with_heads(sentence, wrong), 1, -0.1, tree_score=-50.0),
-            Candidate(sentence, 2, -0.2, tree_score=-40.0),
-        ])
+        groups.append(
+            [
+                Candidate(_with_heads(sentence, wrong), 1, -0.1, tree_score=-50.0),
+                Candidate(sentence, 2, -0.2, tree_score=-40.0),
+            ]
+        )
     tuning = tune(groups, gold)
     assert tuning.one_best_uas < 100.0
     assert tuning.uas == pytest.approx(100.0) == pytest.approx(tuning.oracle_uas)
@@ -220,8 +230,8 @@ def test_rerank_cli_tunes_saves_and_writes_one_tree_per_sentence(trained_model, 
     write_kbest(kbest, small_treebank["dev"], 4, random.Random(4))
     runner = CliRunner()
     tuned = runner.invoke(
-        main, ["rerank", "--model", str(trained_model), "--tune", str(kbest), "--gold",
-               str(small_treebank["dev"]), "--save"],
+        main,
+        ["rerank", "--model", str(trained_model), "--tune", str(kbest), "--gold", str(small_treebank["dev"]), "--save"],
     )
     assert tuned.exit_code == 0, tuned.output
     assert "W = " in tuned.output
