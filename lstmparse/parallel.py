@@ -5,6 +5,15 @@ threads.  Each worker is a fresh (spawned) interpreter that configures DyNet and
 loads the model itself; the parent only reads sentences and writes results.  This
 module imports no model code, so that the parent's DyNet settings are not fixed
 by importing it.
+
+Ctrl-C belongs to the parent alone.  Workers are started with SIGINT blocked (a
+signal mask survives ``exec``), so an interrupt that reaches the whole process
+group while a worker is still importing DyNet neither kills it with a traceback
+nor leaves the pool waiting for it.  On any way out other than the end of the
+input (an interrupt, an error, the caller dropping the results) the workers are
+terminated at once, not waited for.  ``concurrent.futures`` is used rather than
+``multiprocessing.Pool`` because a worker that dies turns into an error there
+(``BrokenProcessPool``), where the older pool waits for its result forever.
 """
 
 from __future__ import annotations
@@ -13,9 +22,12 @@ import multiprocessing
 import signal
 from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 
 from . import backend
-from .errors import InputError
+from .errors import InputError, ModelError
 from .formats import Sentence
 
 CHUNK = 256  # sentences sent to a worker at a time (it batches them by length)
@@ -35,50 +47,87 @@ def parse_in_processes(
 ) -> Iterator[list[Sentence]]:
     """For each input sentence, in order, its list of parsed candidates (one when greedy).
 
-    The input is read here, in the parent, never inside the pool's own task thread:
-    when it turns out malformed, the sentences read before the bad one are still
-    parsed and yielded, and then the :class:`InputError` is raised here, as without
-    workers.  Workers ignore Ctrl-C; the parent's interrupt ends the pool.
+    The input is read here, in the parent: when it turns out malformed, the
+    sentences read before the bad one are still parsed and yielded, and then the
+    :class:`InputError` is raised here, as without workers.  A worker that dies
+    (killed, out of memory) is a :class:`ModelError` naming the model.
     """
     from .api import _windows  # DyNet is configured by now (the caller loaded its model)
 
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(jobs, initializer=_load, initargs=(model_path, memory_mb)) as pool:
-        chunks = _windows(sentences, CHUNK)
-        in_flight: deque = deque()
-        error, exhausted = None, False
-        while True:
-            while not exhausted and len(in_flight) < CHUNKS_IN_FLIGHT * jobs:
-                try:
-                    chunk = next(chunks)
-                except StopIteration:
-                    exhausted = True
-                except InputError as found:
-                    error, exhausted = found, True
-                else:
-                    in_flight.append(pool.apply_async(_parse_chunk, ((chunk, beam, kbest, batch_size),)))
-            if not in_flight:
-                break
-            parsed, chunk_error = in_flight.popleft().get()
-            yield from parsed
-            if chunk_error is not None:  # the chunk's sentences before the error are out: stop here
-                raise chunk_error
+    executor = ProcessPoolExecutor(
+        jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_load, initargs=(model_path, memory_mb)
+    )
+    try:
+        yield from _results_in_order(executor, _windows(sentences, CHUNK), jobs, (beam, kbest, batch_size))
+    except BrokenProcessPool:
+        _stop_now(executor)
+        model = model_path or "the default model"
+        raise ModelError(f"{model}: a parsing process was killed or ran out of memory") from None
+    except BaseException:  # Ctrl-C, an input error, or the caller closing the generator
+        _stop_now(executor)
+        raise
+    executor.shutdown(wait=True)
+
+
+def _results_in_order(
+    executor: ProcessPoolExecutor, chunks: Iterator[list[Sentence]], jobs: int, options: tuple[int, int, int]
+) -> Iterator[list[Sentence]]:
+    """Keep ``CHUNKS_IN_FLIGHT`` chunks per worker submitted; yield their results chunk by chunk, in order."""
+    in_flight: deque[Future] = deque()
+    error, exhausted = None, False
+    while True:
+        while not exhausted and len(in_flight) < CHUNKS_IN_FLIGHT * jobs:
+            try:
+                chunk = next(chunks)
+            except StopIteration:
+                exhausted = True
+            except InputError as found:
+                error, exhausted = found, True
+            else:
+                with _sigint_blocked():  # a worker that submit() starts inherits the mask
+                    in_flight.append(executor.submit(_parse_chunk, chunk, *options))
+        if not in_flight:
+            break
+        parsed, chunk_error = in_flight.popleft().result()
+        yield from parsed
+        if chunk_error is not None:  # the chunk's sentences before the error are out: stop here
+            raise chunk_error
     if error is not None:
         raise error
 
 
+@contextmanager
+def _sigint_blocked():
+    """SIGINT held back in this thread; one that arrives meanwhile is delivered on leaving."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _stop_now(executor: ProcessPoolExecutor) -> None:
+    """Drop the queued chunks and terminate the workers without waiting for the chunks they hold."""
+    executor.shutdown(wait=False, cancel_futures=True)
+    workers = list((getattr(executor, "_processes", None) or {}).values())
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.join()
+
+
 def _load(model_path: str | None, memory_mb: int) -> None:
     global _parser
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends the pool
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C; no SIGINT is delivered here
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     backend.configure(seed=1, memory_mb=memory_mb)
     from .api import Parser
 
     _parser = Parser.load(model_path)
 
 
-def _parse_chunk(task: tuple[list[Sentence], int, int, int]) -> tuple[list[list[Sentence]], InputError | None]:
+def _parse_chunk(chunk: list[Sentence], beam: int, kbest: int, batch_size: int):
     """The chunk's parses, and the input error that stopped it (the parses before it are kept)."""
-    chunk, beam, kbest, batch_size = task
     results: list[list[Sentence]] = []
     try:
         if beam == 1:
