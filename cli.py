@@ -115,7 +115,7 @@ NETWORK_DEFAULTS = {"treelstm": (2, 200), "ldtreelstm": (2, 200), "seq2seq": (3,
     type=click.Choice(["static", "dynamic"]),
     default="static",
     show_default=True,
-    help="dynamic: arc-hybrid's dynamic oracle with training by exploration",
+    help="dynamic: the system's dynamic oracle (arc-hybrid, arc-eager) with training by exploration",
 )
 @click.option("--alpha", default=0.75, show_default=True, type=click.FloatRange(min=0), help="explore with p^alpha")
 @click.option(
@@ -308,8 +308,6 @@ def train(
     from lstmparse.training import TrainingOptions
     from lstmparse.training import train as run_training
 
-    if pseudo_projective and system == "arc-swap":
-        raise click.BadParameter("arc-swap builds non-projective trees itself", param_hint="--pseudo-projective")
     options = TrainingOptions(
         train=train_file,
         dev=dev_file,

@@ -25,6 +25,8 @@ ROWS = {
     "arc-hybrid dynamic alpha=1": ["--system", "arc-hybrid", "--oracle", "dynamic", "--alpha", "1"],
     "arc-hybrid dynamic alpha=0.75": ["--system", "arc-hybrid", "--oracle", "dynamic", "--alpha", "0.75"],
     "arc-standard static + pseudo-projective": ["--system", "arc-standard", "--pseudo-projective"],
+    "arc-eager static": ["--system", "arc-eager"],
+    "arc-eager dynamic alpha=0.75": ["--system", "arc-eager", "--oracle", "dynamic", "--alpha", "0.75"],
 }
 
 

@@ -30,7 +30,7 @@ from .formats import Sentence, read_treebank
 from .model_io import load_directory
 from .oracle import Example, oracle_examples, root_label_of, training_trees
 from .parser import StackLSTMParser, revision_1_changes
-from .systems import make_system
+from .systems import SYSTEMS, TransitionSystem, make_system
 from .tokens import NO_FEATURE, Dimensions, read_word2vec, split_feats
 from .vocab import Vocabulary
 
@@ -47,7 +47,7 @@ class TrainingOptions:
     dev: str | None = None
     features: Sequence[str] = DEFAULT_FEATURES
     system: str = "arc-standard"
-    oracle: str = "static"  # or "dynamic" (arc-hybrid): training with exploration
+    oracle: str = "static"  # or "dynamic" (systems that have one): training with exploration
     alpha: float = 0.75  # exploration samples from p(a)^alpha
     explore_p: float = 0.9  # probability of following a sampled action once exploring
     explore_after: int = 1  # epochs of oracle-following before exploration starts
@@ -117,8 +117,7 @@ def prepare(options: TrainingOptions, log: TextIO) -> tuple[StackLSTMParser, lis
     trees = training_trees(train_sentences, options.pseudo_projective)
     labels = {label for _, tree_labels in trees for label in tree_labels}
     system = make_system(options.system, labels, root_label_of(train_sentences))
-    if options.oracle == "dynamic" and not system.has_dynamic_oracle:
-        raise ConfigurationError(f"{system.name} has no dynamic oracle; use --system arc-hybrid")
+    check_system_options(system, options)
     examples, skipped = oracle_examples(system, train_sentences, trees)
     for reason, count in skipped.items():
         print(f"skipped {count} of {len(train_sentences)} training trees: {reason}", file=log)
@@ -153,6 +152,15 @@ def prepare(options: TrainingOptions, log: TextIO) -> tuple[StackLSTMParser, lis
         file=log,
     )
     return parser, examples, dev_sentences, record
+
+
+def check_system_options(system: TransitionSystem, options: TrainingOptions) -> None:
+    """Refuse an oracle the system lacks, and pseudo-projective encoding for a non-projective system."""
+    if options.oracle not in system.oracles:
+        having = ", ".join(name for name, kind in SYSTEMS.items() if kind.has_dynamic_oracle)
+        raise ConfigurationError(f"{system.name} has no {options.oracle} oracle; systems that have one: {having}")
+    if options.pseudo_projective and system.builds_non_projective:
+        raise ConfigurationError(f"{system.name} builds non-projective trees itself: drop --pseudo-projective")
 
 
 def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:

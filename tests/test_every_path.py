@@ -39,6 +39,7 @@ SYSTEMS = {  # id: (system, pseudo-projective); arc-swap builds non-projective t
     "swap": ("arc-swap", False),
     "hybrid": ("arc-hybrid", False),
     "hybrid-pp": ("arc-hybrid", True),
+    "eager": ("arc-eager", False),
 }
 FEATURE_SETS = {  # id: (features, bi-LSTM layers over the token vectors)
     "feats": (["words", "feats"], 0),

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .arc_eager import ArcEager
 from .arc_hybrid import ArcHybrid
 from .arc_standard import ArcStandard
 from .arc_swap import ArcSwap
 from .base import Action, Configuration, GoldTree, TransitionSystem
 
-SYSTEMS: dict[str, type[TransitionSystem]] = {cls.name: cls for cls in (ArcStandard, ArcSwap, ArcHybrid)}
+SYSTEMS: dict[str, type[TransitionSystem]] = {cls.name: cls for cls in (ArcStandard, ArcSwap, ArcHybrid, ArcEager)}
 
 
 def make_system(name: str, labels: Sequence[str], root_label: str = "root") -> TransitionSystem:

@@ -23,7 +23,9 @@ class ArcHybrid(TransitionSystem):
 
     def legal(self, config: Configuration) -> list[int]:
         depth, has_buffer = len(config.stack), bool(config.buffer)
-        return self.legal_set(has_buffer, has_buffer and depth >= 2, depth >= 3, depth == 2 and not has_buffer)
+        return self.legal_set(
+            shift=has_buffer, left=has_buffer and depth >= 2, right=depth >= 3, root=depth == 2 and not has_buffer
+        )
 
     def apply(self, config: Configuration, action: int) -> None:
         kind = self.actions[action].kind

@@ -21,7 +21,13 @@ class ArcStandard(TransitionSystem):
     def legal(self, config: Configuration) -> list[int]:
         depth, has_buffer = len(config.stack), bool(config.buffer)
         can_reduce = depth >= 3
-        return self.legal_set(has_buffer, can_reduce, can_reduce, depth == 2 and not has_buffer, self.can_swap(config))
+        return self.legal_set(
+            shift=has_buffer,
+            left=can_reduce,
+            right=can_reduce,
+            root=depth == 2 and not has_buffer,
+            swap=self.can_swap(config),
+        )
 
     def apply(self, config: Configuration, action: int) -> None:
         kind = self.actions[action].kind

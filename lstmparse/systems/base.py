@@ -174,32 +174,45 @@ class TransitionSystem:
                 self.actions.append(Action(kind))
         self.index = {action: i for i, action in enumerate(self.actions)}
         self.shift = self.ids(SHIFT)[0]
-        self.left_ids = self.ids(LEFT, root=False)  # the root takes no left dependent
-        self.right_ids = self.ids(RIGHT, root=False)
-        self.root_id = self.ids(RIGHT, root=True)[0]  # the one arc from the root
+        self.groups = self._action_groups()
         if SWAP in self.kinds:
             self.swap = self.ids(SWAP)[0]
         self._legal_sets = lru_cache(maxsize=None)(self._build_legal_set)
 
-    def legal_set(
-        self, can_shift: bool, can_left: bool, can_right: bool, can_attach_root: bool, can_swap: bool = False
-    ) -> list[int]:
-        """The legal action ids for the given permissions (cached: configurations repeat them)."""
-        return self._legal_sets(can_shift, can_left, can_right, can_attach_root, can_swap)
+    def _action_groups(self) -> dict[str, list[int]]:
+        """Action ids by the name :meth:`legal_set` allows them under.
 
-    def _build_legal_set(
-        self, can_shift: bool, can_left: bool, can_right: bool, can_attach_root: bool, can_swap: bool
-    ) -> list[int]:
-        legal = [self.shift] if can_shift else []
-        if can_left:
-            legal += self.left_ids
-        if can_right:
-            legal += self.right_ids
-        if can_attach_root:
-            legal.append(self.root_id)
-        if can_swap:
-            legal.append(self.swap)
-        return legal
+        ``left`` and ``right`` are the arcs with ordinary labels, ``root`` the one
+        RIGHT arc that carries the root label (the root takes no left dependent, so a
+        LEFT with the root label is never legal); any other kind is its lower-case name.
+        """
+        groups: dict[str, list[int]] = {"shift": [], "left": [], "right": [], "root": []}
+        for kind in self.kinds:
+            groups.setdefault(kind.lower(), [])
+        for i, action in enumerate(self.actions):
+            if action.kind == LEFT:
+                if action.label != self.root_label:
+                    groups["left"].append(i)
+            elif action.kind == RIGHT:
+                groups["root" if action.label == self.root_label else "right"].append(i)
+            else:
+                groups[action.kind.lower()].append(i)
+        return groups
+
+    def legal_set(self, **allowed: bool) -> list[int]:
+        """The ids of the allowed groups (:meth:`_action_groups`), e.g. ``legal_set(shift=True, reduce=False)``.
+
+        Cached: configurations ask for the same few combinations over and over.
+        """
+        return self._legal_sets(tuple(name for name, ok in allowed.items() if ok))
+
+    def _build_legal_set(self, allowed: tuple[str, ...]) -> list[int]:
+        return [i for name in self.groups if name in allowed for i in self.groups[name]]
+
+    @property
+    def oracles(self) -> tuple[str, ...]:
+        """The oracles training can follow with this system."""
+        return ("static", "dynamic") if self.has_dynamic_oracle else ("static",)
 
     def ids(self, kind: str, root: bool | None = None) -> list[int]:
         """Action ids of one kind; ``root`` selects root-labelled (True) or other (False) arcs."""
