@@ -247,26 +247,17 @@ def lstmparse(*args: str, stdin: str | None = None) -> subprocess.CompletedProce
     )
 
 
+def seq2seq_training(small_gum, model: Path) -> list[str]:
+    """``lstmparse train`` of a one-layer seq2seq model on the small GUM subset, seed 3."""
+    train, dev = small_gum
+    options = "--arch seq2seq --seed 3 --layers 1".split()
+    return ["train", *options, "--train", str(train), "--dev", str(dev), "--model-dir", str(model)]
+
+
 def trained_on_small_gum(small_gum, folder: Path, *options: str) -> Path:
     """A seq2seq model trained through the CLI on the small GUM subset, with ``options``."""
-    train, dev = small_gum
     model = folder / "model"
-    result = lstmparse(
-        "train",
-        "--arch",
-        "seq2seq",
-        "--train",
-        str(train),
-        "--dev",
-        str(dev),
-        "--model-dir",
-        str(model),
-        "--seed",
-        "3",
-        "--layers",
-        "1",
-        *options,
-    )
+    result = lstmparse(*seq2seq_training(small_gum, model), *options)
     assert result.returncode == 0, result.stderr
     assert "best dev F1" in result.stderr
     return model
@@ -333,27 +324,9 @@ def test_training_resumes_from_the_best_model_and_refuses_other_options(trained_
     import json
     import shutil
 
-    train, dev = small_gum
     model = tmp_path / "model"
     shutil.copytree(trained_model, model)
-    common = [
-        "train",
-        "--arch",
-        "seq2seq",
-        "--train",
-        str(train),
-        "--dev",
-        str(dev),
-        "--model-dir",
-        str(model),
-        "--layers",
-        "1",
-        "--hidden",
-        "48",
-        "--seed",
-        "3",
-        "--resume",
-    ]
+    common = [*seq2seq_training(small_gum, model), "--hidden", "48", "--resume"]
     refused = lstmparse(*common, "--epochs", "8", "--dropout", "0.1")
     assert refused.returncode == 2
     assert "dropout" in refused.stderr

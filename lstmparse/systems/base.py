@@ -173,10 +173,10 @@ class TransitionSystem:
             else:
                 self.actions.append(Action(kind))
         self.index = {action: i for i, action in enumerate(self.actions)}
-        self.shift = self.ids(SHIFT)[0]
         self.groups = self._action_groups()
+        self.shift = self.groups["shift"][0]
         if SWAP in self.kinds:
-            self.swap = self.ids(SWAP)[0]
+            self.swap = self.groups["swap"][0]
         self._legal_sets = lru_cache(maxsize=None)(self._build_legal_set)
 
     def _action_groups(self) -> dict[str, list[int]]:
@@ -204,23 +204,15 @@ class TransitionSystem:
 
         Cached: configurations ask for the same few combinations over and over.
         """
-        return self._legal_sets(tuple(name for name, ok in allowed.items() if ok))
+        return self._legal_sets(**allowed)
 
-    def _build_legal_set(self, allowed: tuple[str, ...]) -> list[int]:
-        return [i for name in self.groups if name in allowed for i in self.groups[name]]
+    def _build_legal_set(self, **allowed: bool) -> list[int]:
+        return [i for name, ids in self.groups.items() if allowed.get(name) for i in ids]
 
     @property
     def oracles(self) -> tuple[str, ...]:
         """The oracles training can follow with this system."""
         return ("static", "dynamic") if self.has_dynamic_oracle else ("static",)
-
-    def ids(self, kind: str, root: bool | None = None) -> list[int]:
-        """Action ids of one kind; ``root`` selects root-labelled (True) or other (False) arcs."""
-        return [
-            i
-            for i, a in enumerate(self.actions)
-            if a.kind == kind and (root is None or (a.label == self.root_label) == root)
-        ]
 
     def initial(self, n: int, configuration_class: type[Configuration] = Configuration, **kwargs) -> Configuration:
         config = configuration_class(n, **kwargs)
