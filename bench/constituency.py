@@ -35,9 +35,9 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=512)
-    from lstmparse.api import ConstituencyParser
     from lstmparse.evalb import score_bracketings
     from lstmparse.ptb import read_ptb
+    from lstmparse.seq2seq.api import ConstituencyParser
 
     gold = read_ptb(args.gold)[: args.limit]
     load_start = time.time()

@@ -23,9 +23,9 @@ from lstmparse import backend  # noqa: E402
 
 backend.configure(seed=1)
 
-from lstmparse.api import Parser  # noqa: E402
 from lstmparse.evaluation import score_sentences  # noqa: E402
 from lstmparse.formats import read_treebank  # noqa: E402
+from lstmparse.stacklstm.api import Parser  # noqa: E402
 
 
 def main() -> None:

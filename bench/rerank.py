@@ -29,8 +29,8 @@ def main() -> None:
     backend.configure(seed=1)
     from lstmparse.evaluation import score_trees
     from lstmparse.formats import read_treebank
-    from lstmparse.rerank import best_candidate, read_kbest, score_candidates, tune
-    from lstmparse.treelstm import TreeLSTM
+    from lstmparse.treelstm.model import TreeLSTM
+    from lstmparse.treelstm.rerank import best_candidate, read_kbest, score_candidates, tune
 
     model = TreeLSTM.load(args.model)
     dev, test = read_kbest(args.dev_kbest), read_kbest(args.test_kbest)

@@ -150,10 +150,10 @@ def parse_worker(args) -> dict:
     from lstmparse import backend
 
     backend.configure(seed=1)
-    from lstmparse.api import Parser
     from lstmparse.evaluation import score_sentences
     from lstmparse.formats import read_treebank
-    from lstmparse.parallel import parse_in_processes
+    from lstmparse.stacklstm.api import Parser
+    from lstmparse.stacklstm.parallel import parse_in_processes
 
     mode = args.argument
     start = time.perf_counter()
@@ -192,7 +192,9 @@ def train_worker(args) -> dict:
     backend.configure(seed=1, memory_mb=1024, weight_decay=1e-6)
     import dynet as dy
 
-    from lstmparse.training import TrainingOptions, batch_clip_threshold, example_loss, prepare, run_epoch
+    from lstmparse.stacklstm.options import TrainingOptions
+    from lstmparse.stacklstm.training import batch_clip_threshold, example_loss, prepare
+    from lstmparse.training import run_epoch
 
     size = int(args.argument)
     options = TrainingOptions(
@@ -215,8 +217,8 @@ def length_worker(args) -> dict:
     from lstmparse import backend
 
     backend.configure(seed=1)
-    from lstmparse.api import Parser
     from lstmparse.formats import Sentence, Token, read_treebank
+    from lstmparse.stacklstm.api import Parser
 
     length = int(args.argument)
     parser = Parser.load(args.model)

@@ -31,7 +31,7 @@ ROWS = {
 
 
 def lstmparse(*args: str, core: int, log: Path) -> None:
-    command = ["taskset", "-c", str(core), sys.executable, "-m", "cli", *args]
+    command = ["taskset", "-c", str(core), sys.executable, "-m", "lstmparse", *args]
     with open(log, "a", encoding="utf-8") as handle:
         subprocess.run(command, check=True, stdout=handle, stderr=handle, env=dict(os.environ, OMP_NUM_THREADS="1"))
 
@@ -70,7 +70,7 @@ def run_row(name: str, flags: list[str], args: argparse.Namespace, core: int) ->
         log=log,
     )
     result = subprocess.run(
-        [sys.executable, "-m", "cli", "evaluate", "--json", str(args.treebank / "test.conllu"), str(parsed)],
+        [sys.executable, "-m", "lstmparse", "evaluate", "--json", str(args.treebank / "test.conllu"), str(parsed)],
         check=True,
         capture_output=True,
         text=True,

@@ -1,4 +1,4 @@
-"""lstmparse: neural syntactic parsing with DyNet (stack-LSTM transition parser).
+"""lstmparse: neural syntactic parsing with DyNet (stack-LSTM parser, TreeLSTM reranker, seq2seq constituency parser).
 
 Importing the package does not import DyNet; call :func:`configure` first to set
 DyNet's seed, memory or autobatching, then use :func:`load` or the modules.
@@ -6,35 +6,39 @@ DyNet's seed, memory or autobatching, then use :func:`load` or the modules.
 
 from __future__ import annotations
 
-from .backend import configure, configure_from_environment
-from .errors import InputError, ModelError
-from .formats import Sentence, Token, read_sentences
+from lstmparse.backend import configure, configure_from_environment
+from lstmparse.errors import InputError, ModelError
+from lstmparse.formats import Sentence, Token, read_sentences
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 configure_from_environment()
 
 
 def load(path=None):
     """Load a parser model directory (default: the shipped English model)."""
-    from .api import Parser
+    from lstmparse.stacklstm.api import Parser
 
     return Parser.load(path)
 
 
 def load_constituency(path):
     """Load a sequence-to-sequence constituency parser model directory."""
-    from .api import ConstituencyParser
+    from lstmparse.seq2seq.api import ConstituencyParser
 
     return ConstituencyParser.load(path)
 
 
 def __getattr__(name: str):
     """``lstmparse.Parser`` and ``lstmparse.ConstituencyParser``, imported (with DyNet) on first use."""
-    if name in ("Parser", "ConstituencyParser"):
-        from . import api
+    if name == "Parser":
+        from lstmparse.stacklstm.api import Parser
 
-        return getattr(api, name)
+        return Parser
+    if name == "ConstituencyParser":
+        from lstmparse.seq2seq.api import ConstituencyParser
+
+        return ConstituencyParser
     raise AttributeError(f"module 'lstmparse' has no attribute {name!r}")
 
 

@@ -15,7 +15,7 @@ import sys
 import dynet_config
 import numpy as np
 
-from .errors import ConfigurationError
+from lstmparse.errors import ConfigurationError
 
 # DyNet grows its pools on demand (except with autobatching); this is the initial size.
 # 64 MB keeps a parsing process near 140 MiB RSS (256 MB: 330 MiB) at the same speed.

@@ -22,8 +22,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .errors import InputError
-from .ptb import Constituent, PTBTree, read_ptb
+from lstmparse.errors import InputError
+from lstmparse.ptb import Constituent, PTBTree, read_ptb
 
 PUNCTUATION_TAGS = frozenset({",", ":", "``", "''", "."})
 DELETED_LABELS = frozenset({"TOP", "ROOT", "-NONE-"}) | PUNCTUATION_TAGS

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import BinaryIO, TextIO
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import BinaryIO
 
 from conllu.parser import DEFAULT_FIELDS, ParseException, parse_line
 
-from .errors import InputError
+from lstmparse.errors import InputError
 
 FORMATS = ("conllu", "conllx", "text")
 HEAD_COLUMN = 6
@@ -69,9 +69,6 @@ class Sentence:
         """1-based line number of a token in its file, for error messages."""
         return self.first_line + self.token_lines[token_index]
 
-    def has_tree(self) -> bool:
-        return all(t.head is not None and t.deprel not in (None, "_") for t in self.tokens)
-
     def to_conllu(self, heads: list[int] | None = None, deprels: list[str] | None = None) -> str:
         """The sentence as CoNLL-U text with HEAD/DEPREL replaced by the given tree."""
         heads = self.heads if heads is None else heads
@@ -83,6 +80,11 @@ class Sentence:
             columns[DEPREL_COLUMN] = deprels[i] or "_"
             out[line_index] = "\t".join(columns)
         return "\n".join(out) + "\n\n"
+
+    def with_tree(self, heads: Sequence[int], deprels: Sequence[str]) -> Sentence:
+        """A copy whose words carry the given tree (every other column and line as read)."""
+        tokens = [replace(t, head=h, deprel=r) for t, h, r in zip(self.tokens, heads, deprels, strict=True)]
+        return replace(self, tokens=tokens)
 
     def with_comments(self, extra: Iterable[str]) -> Sentence:
         """A copy whose comment lines gain ``extra`` after the input's own comments.
@@ -225,9 +227,3 @@ def _parse_word_line(line: str, name: str, number: int, fmt: str) -> Token | Non
     head = None if columns[HEAD_COLUMN] == "_" else parsed["head"]
     deprel = None if columns[DEPREL_COLUMN] == "_" else columns[DEPREL_COLUMN]
     return Token(parsed["id"], columns[1], columns[2], columns[3], columns[4], columns[5], head, deprel)
-
-
-def write_sentences(sentences: Iterable[str], handle: TextIO) -> None:
-    """Write already formatted sentence blocks (see :meth:`Sentence.to_conllu`)."""
-    for block in sentences:
-        handle.write(block)

@@ -1,8 +1,13 @@
 """Model directories, written atomically.
 
 A model directory holds ``config.json`` (architecture, settings, training record)
-and, per saved generation, ``vocab-G.json`` and ``params-G.npz`` (the DyNet
-parameter values by name, float32).  A save writes and syncs the new generation's
+and, per saved generation, ``vocab-G.json`` and ``params-G.npz`` (the parameter
+values by name, float32).  Format 2 names each parameter by its place in the model
+(``stack_lstm/layer0/3``, ``tokens/words``), as the model's ``named_parameters()``
+says, so adding a parameter renames nothing and two parameters of equal shape can
+never load into each other's place.  Format 1 used the names DyNet gives in order of
+creation (``/_0``, ``/lstm-builder_1/_3``); it still loads, because every model
+creates its parameters in the same order as then.  A save writes and syncs the new generation's
 files first and then replaces ``config.json`` (which names them) with one atomic
 rename; old generations are removed only after that.  A save that is interrupted at
 any point therefore leaves the previous model complete and loadable.
@@ -13,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import tempfile
 import zipfile
 import zlib
@@ -23,26 +29,45 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ConfigurationError, ModelError
-from .outputs import file_mode
+from lstmparse.errors import ConfigurationError, ModelError
+from lstmparse.outputs import file_mode
 
 if TYPE_CHECKING:
     import dynet as dy
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+
+def models_directory() -> Path:
+    """Where the shipped models are: ``$LSTMPARSE_MODELS``, a checkout's ``models/``, or the installed copy.
+
+    ``pip install .`` copies them to ``<prefix>/share/lstmparse/models`` (see setup.py);
+    an editable install or a checkout reads them in place.
+    """
+    if os.environ.get("LSTMPARSE_MODELS"):
+        return Path(os.environ["LSTMPARSE_MODELS"])
+    checkout = Path(__file__).resolve().parent.parent / "models"
+    return checkout if checkout.is_dir() else Path(sys.prefix) / "share" / "lstmparse" / "models"
+
+
+MODELS_DIR = models_directory()
 DEFAULT_MODEL = MODELS_DIR / "en_ewt"  # what ``lstmparse parse`` uses without --model
 CONFIG = "config.json"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_FORMATS = (1, 2)
 
 
-def save_directory(directory: str | Path, config: dict, vocab: dict, params: dict[str, np.ndarray]) -> None:
-    """Write a model generation and switch ``config.json`` to it atomically."""
+def save_directory(
+    directory: str | Path, config: dict, vocab: dict, params: dict[str, np.ndarray], version: int = FORMAT_VERSION
+) -> None:
+    """Write a model generation and switch ``config.json`` to it atomically.
+
+    ``params`` are named as model format ``version`` names them.
+    """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(directory)
     generation = _next_generation(directory)
     vocab_name, params_name = f"vocab-{generation}.json", f"params-{generation}.npz"
-    config = dict(config, format_version=FORMAT_VERSION, vocab_file=vocab_name, params_file=params_name)
+    config = dict(config, format_version=version, vocab_file=vocab_name, params_file=params_name)
     try:
         _atomic_write(directory / vocab_name, lambda handle: handle.write(json.dumps(vocab).encode("utf-8")))
         _atomic_write(directory / params_name, lambda handle: np.savez_compressed(handle, **params))
@@ -62,8 +87,11 @@ def load_directory(directory: str | Path) -> tuple[dict, dict, dict[str, np.ndar
     if not config_path.is_file():
         raise ModelError(f"{directory}: not a model directory (no {CONFIG})")
     config = _read_json(config_path)
-    if config.get("format_version") != FORMAT_VERSION:
-        raise ModelError(f"{directory}: model format {config.get('format_version')} is not {FORMAT_VERSION}")
+    if config.get("format_version") not in READABLE_FORMATS:
+        raise ModelError(
+            f"{directory}: model format {config.get('format_version')} is not one this version reads "
+            f"({', '.join(map(str, READABLE_FORMATS))}); a newer lstmparse wrote it"
+        )
     files = [config.get("vocab_file"), config.get("params_file")]
     if not all(isinstance(name, str) and name and "/" not in name for name in files):
         raise ModelError(f"{config_path}: names no vocabulary and parameter files")
@@ -171,37 +199,72 @@ def _remove_other_generations(directory: Path, keep: int) -> None:
             path.unlink(missing_ok=True)
 
 
-def effective_values(model: dy.ParameterCollection) -> dict[str, np.ndarray]:
-    """Every parameter's effective value by name, as float32.
+def builder_parameters(prefix: str, builder) -> dict:
+    """A DyNet RNN builder's parameters by layer and position: ``prefix/layer0/0`` ..."""
+    return {
+        f"{prefix}/layer{layer}/{index}": parameter
+        for layer, parameters in enumerate(builder.get_parameters())
+        for index, parameter in enumerate(parameters)
+    }
+
+
+def birnn_parameters(prefix: str, birnn) -> dict:
+    """A DyNet ``BiRNNBuilder``'s parameters: ``prefix/layer0/forward/layer0/0`` ..."""
+    named = {}
+    for layer, (forward, backward) in enumerate(birnn.builder_layers):
+        named |= builder_parameters(f"{prefix}/layer{layer}/forward", forward)
+        named |= builder_parameters(f"{prefix}/layer{layer}/backward", backward)
+    return named
+
+
+def effective_values(model: dy.ParameterCollection, named: dict) -> dict[str, np.ndarray]:
+    """Every parameter's effective value under its name in ``named`` (a model's ``named_parameters()``), float32.
 
     DyNet applies L2 weight decay as one global scale kept outside the stored
     values, so ``as_array()`` misses it (DyNet issue #1201); reading each
-    parameter through an expression includes it.
+    parameter through an expression includes it.  A parameter of the collection
+    missing from ``named`` would not be saved: that is a programming error.
     """
     import dynet as dy
 
+    _check_complete(model, named)
     dy.renew_cg()
-    values = {p.name(): p.expr().npvalue().reshape(p.as_array().shape) for p in model.parameters_list()}
-    for lookup in model.lookup_parameters_list():
-        rows, dim = lookup.as_array().shape
-        values[lookup.name()] = lookup.expr().npvalue().reshape(dim, rows).T
+    values = {}
+    for name, parameter in named.items():
+        if isinstance(parameter, dy.LookupParameters):
+            rows, dim = parameter.as_array().shape
+            values[name] = parameter.expr().npvalue().reshape(dim, rows).T
+        else:
+            values[name] = parameter.expr().npvalue().reshape(parameter.as_array().shape)
     return {name: value.astype(np.float32) for name, value in values.items()}
 
 
-def assign_values(model: dy.ParameterCollection, values: dict[str, np.ndarray]) -> None:
-    """Load values saved by :func:`effective_values`; shapes must match exactly."""
-    for parameter in model.parameters_list():
-        parameter.set_value(_value_for(parameter, values))
-    for parameter in model.lookup_parameters_list():
-        parameter.init_from_array(_value_for(parameter, values))
+def assign_values(model: dy.ParameterCollection, named: dict, values: dict[str, np.ndarray], version: int) -> None:
+    """Load values saved by :func:`effective_values` (format 2) or by format 1 (DyNet's names); shapes must match."""
+    import dynet as dy
+
+    _check_complete(model, named)
+    for name, parameter in named.items():
+        value = _value_for(name if version >= 2 else parameter.name(), parameter, values)
+        if isinstance(parameter, dy.LookupParameters):
+            parameter.init_from_array(value)
+        else:
+            parameter.set_value(value)
 
 
-def _value_for(parameter, values: dict[str, np.ndarray]) -> np.ndarray:
-    value = values.get(parameter.name())
+def _check_complete(model: dy.ParameterCollection, named: dict) -> None:
+    everything = {p.name() for p in model.parameters_list()} | {p.name() for p in model.lookup_parameters_list()}
+    missing = everything - {p.name() for p in named.values()}
+    if missing or len(named) != len(everything):
+        raise AssertionError(f"named_parameters() does not name each parameter once (unnamed: {sorted(missing)})")
+
+
+def _value_for(name: str, parameter, values: dict[str, np.ndarray]) -> np.ndarray:
+    value = values.get(name)
     expected = parameter.as_array().shape
     if value is None or value.shape != expected:
         found = None if value is None else value.shape
-        raise ModelError(f"parameter {parameter.name()}: expected shape {expected}, found {found}")
+        raise ModelError(f"parameter {name}: expected shape {expected}, found {found}")
     return value.astype(np.float32)  # models stored at half precision come back as float32
 
 
@@ -213,7 +276,22 @@ def store_half_precision(directory: str | Path) -> None:
     """
     config, vocab, params = load_directory(directory)
     stored = {key: value for key, value in config.items() if key not in ("format_version", "vocab_file", "params_file")}
-    save_directory(directory, stored, vocab, {name: value.astype(np.float16) for name, value in params.items()})
+    halved = {name: value.astype(np.float16) for name, value in params.items()}
+    save_directory(directory, stored, vocab, halved, config["format_version"])
+
+
+def upgrade_directory(directory: str | Path, named: dict) -> None:
+    """Rewrite a format-1 model directory as format 2: the same arrays (and precision) under format-2 names.
+
+    ``named`` is the loaded model's ``named_parameters()``; each parameter's DyNet
+    name is the key it had in format 1.
+    """
+    config, vocab, params = load_directory(directory)
+    if config["format_version"] != 1:
+        raise ModelError(f"{directory}: already model format {config['format_version']}")
+    renamed = {name: params[parameter.name()] for name, parameter in named.items()}
+    stored = {key: value for key, value in config.items() if key not in ("format_version", "vocab_file", "params_file")}
+    save_directory(directory, stored, vocab, renamed)
 
 
 def update_config(directory: str | Path, updates: dict) -> None:

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import InputError
-from .formats import numbered_lines, open_input
+from lstmparse.errors import InputError
+from lstmparse.formats import numbered_lines, open_input
 
 WRAPPERS = {"", "ROOT", "TOP", "VROOT"}
 EMPTY_ELEMENT = "-NONE-"
@@ -185,13 +185,3 @@ def _node_text(node: Constituent) -> str:
 def escape_word(word: str) -> str:
     """A word as a bracketed file can hold it: parentheses become ``-LRB-``/``-RRB-``."""
     return word.replace("(", "-LRB-").replace(")", "-RRB-")
-
-
-def with_tags(tree: PTBTree, tags: Sequence[str]) -> PTBTree:
-    """The tree with its preterminal labels replaced by ``tags`` (same length)."""
-    leaves = list(tree.preterminals())
-    if len(leaves) != len(tags):
-        raise ValueError(f"{len(tags)} tags for {len(leaves)} words")
-    for leaf, tag in zip(leaves, tags, strict=True):
-        leaf.label = tag
-    return tree

@@ -34,6 +34,14 @@ def tree_problem(heads: Sequence[int]) -> str | None:
     return None
 
 
+def children(heads: Sequence[int]) -> list[list[int]]:
+    """Each position's dependents (0 = the root's), in sentence order."""
+    dependents: list[list[int]] = [[] for _ in range(len(heads) + 1)]
+    for dependent, head in enumerate(heads, start=1):
+        dependents[head].append(dependent)
+    return dependents
+
+
 def arcs(heads: Sequence[int]) -> list[tuple[int, int]]:
     """(head, dependent) pairs, 1-based dependents, head 0 for the root."""
     return [(h, d) for d, h in enumerate(heads, start=1)]

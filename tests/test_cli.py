@@ -14,7 +14,7 @@ from lstmparse.formats import read_sentences
 
 def lstmparse(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "cli", *map(str, args)], input=stdin, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "lstmparse", *map(str, args)], input=stdin, capture_output=True, text=True, timeout=600
     )
 
 

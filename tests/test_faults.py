@@ -18,10 +18,10 @@ import lstmparse
 from lstmparse import model_io
 from lstmparse.errors import ConfigurationError, InputError
 from lstmparse.formats import read_treebank
-from lstmparse.parser import StackLSTMParser
-from lstmparse.systems import make_system
-from lstmparse.tokens import CHARS_PER_END, spelling
-from lstmparse.training import build_vocabularies
+from lstmparse.layers.chars import CHARS_PER_END, spelling
+from lstmparse.stacklstm.model import StackLSTMParser
+from lstmparse.stacklstm.systems import make_system
+from lstmparse.stacklstm.training import build_vocabularies
 
 UPOS_MODEL = ROOT / "models" / "en_ewt_wp"  # reads UPOS
 GOOD = "1\tDogs\t_\tNOUN\t_\t_\t2\tnsubj\t_\t_\n2\tbark\t_\tVERB\t_\t_\t0\troot\t_\t_\n\n"
@@ -29,7 +29,7 @@ GOOD = "1\tDogs\t_\tNOUN\t_\t_\t2\tnsubj\t_\t_\n2\tbark\t_\tVERB\t_\t_\t0\troot\
 
 def lstmparse_cli(*args, stdin: str | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
     """The installed command line in a fresh process (a hang fails the test through ``timeout``)."""
-    command = [sys.executable, "-m", "cli", *map(str, args)]
+    command = [sys.executable, "-m", "lstmparse", *map(str, args)]
     return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=timeout)
 
 
@@ -146,7 +146,7 @@ def test_file_system_errors_are_one_line(tmp_path, args, fragment):
 
 
 def test_a_broken_pipe_ends_quietly_with_141(ewt):
-    command = f"{sys.executable} -m cli parse --quiet --input {ewt / 'dev.conllu'} | head -n 1"
+    command = f"{sys.executable} -m lstmparse parse --quiet --input {ewt / 'dev.conllu'} | head -n 1"
     result = subprocess.run(
         ["bash", "-c", f"{command}; exit ${{PIPESTATUS[0]}}"], capture_output=True, text=True, timeout=300, cwd=ROOT
     )

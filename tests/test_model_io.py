@@ -8,9 +8,9 @@ import pytest
 from lstmparse import model_io
 from lstmparse.errors import ModelError
 from lstmparse.formats import read_treebank
-from lstmparse.parser import StackLSTMParser
-from lstmparse.systems import make_system
-from lstmparse.training import build_vocabularies
+from lstmparse.stacklstm.model import StackLSTMParser
+from lstmparse.stacklstm.systems import make_system
+from lstmparse.stacklstm.training import build_vocabularies
 
 
 @pytest.fixture()
@@ -57,7 +57,8 @@ def test_missing_or_foreign_directories_are_clear_errors(tmp_path):
 
 
 def test_pretrained_vectors_are_stored_and_stay_fixed(tmp_path, small_treebank):
-    from lstmparse.training import TrainingOptions, train
+    from lstmparse.stacklstm.options import TrainingOptions
+    from lstmparse.stacklstm.training import train
 
     vectors = tmp_path / "vectors.txt"
     vectors.write_text("3 4\nthe 1 0 0 0\nof 0 1 0 0\nand 0 0 1 0.5\n", encoding="utf-8")
@@ -80,10 +81,10 @@ WEIGHT_DECAY_SCRIPT = """
 from lstmparse import backend
 backend.configure(seed=1, weight_decay=0.01)
 import dynet as dy, numpy as np
-from lstmparse.parser import StackLSTMParser
-from lstmparse.systems import make_system
+from lstmparse.stacklstm.model import StackLSTMParser
+from lstmparse.stacklstm.systems import make_system
 from lstmparse.formats import Sentence
-from lstmparse.training import build_vocabularies
+from lstmparse.stacklstm.training import build_vocabularies
 sentence = Sentence.from_forms(["a", "b", "c"])
 vocabs = build_vocabularies([sentence])
 system = make_system("arc-standard", ["dep"], "root")
@@ -152,7 +153,8 @@ def test_models_of_revision_1_load_only_where_the_model_is_unchanged(
 def test_resuming_a_revision_1_model_trains_it_under_revision_2(tmp_path, small_treebank):
     import io
 
-    from lstmparse.training import TrainingOptions, train
+    from lstmparse.stacklstm.options import TrainingOptions
+    from lstmparse.stacklstm.training import train
 
     options = TrainingOptions(
         train=str(small_treebank["train"]),

@@ -13,8 +13,8 @@ import pytest
 from conftest import ROOT
 
 import lstmparse
-from lstmparse.api import DEFAULT_MODEL
 from lstmparse.formats import read_sentences
+from lstmparse.stacklstm.api import DEFAULT_MODEL
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,7 @@ def test_readme_python_example_runs():
 
 def test_readme_first_command_parses_the_sample():
     (command,) = [block.strip() for block in readme_blocks("sh") if block.strip().startswith("make install")]
-    parse = command.split("&&", 1)[1].strip().replace(".venv/bin/lstmparse", f"{sys.executable} -m cli")
+    parse = command.split("&&", 1)[1].strip().replace(".venv/bin/lstmparse", f"{sys.executable} -m lstmparse")
     result = subprocess.run(parse, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     parsed = list(read_sentences(str(ROOT / "data" / "sample.conllu")))
@@ -89,3 +89,22 @@ def test_default_model_needs_no_tags(parser):
     ]
     assert [(s.heads, s.deprels) for s in parser.parse(tagged)] == [(s.heads, s.deprels) for s in parser.parse(blank)]
     assert set(parser.model.features) <= {"words", "chars"}
+
+
+def test_lstmparse_models_points_the_default_model_elsewhere(tmp_path):
+    """An installed copy finds its models under the prefix; LSTMPARSE_MODELS overrides both (README)."""
+    (tmp_path / "en_ewt").symlink_to(DEFAULT_MODEL)
+    sample = str(ROOT / "data" / "sample.conllu")
+    moved = {**os.environ, "LSTMPARSE_MODELS": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "lstmparse", "parse", "--quiet", "--input", sample],
+        env=moved,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0 and result.stdout.count("\n\n") == 3, result.stderr
+    moved["LSTMPARSE_MODELS"] = str(tmp_path / "elsewhere")
+    result = subprocess.run(
+        [sys.executable, "-m", "lstmparse", "parse", "--input", sample], env=moved, capture_output=True, text=True
+    )
+    assert result.returncode == 2 and f"{tmp_path / 'elsewhere' / 'en_ewt'}: no such model directory" in result.stderr

@@ -1,0 +1,5 @@
+"""``python -m lstmparse``: the command line."""
+
+from lstmparse.cli import main
+
+main()

@@ -1,0 +1,34 @@
+"""The ``lstmparse`` command line: a thin shell over the :mod:`lstmparse` API, one module per family.
+
+Data goes to stdout, progress and figures to stderr.  Malformed input ends with
+``file:line: message`` and exit code 2; an interrupt exits with 130.
+"""
+
+from __future__ import annotations
+
+import click
+
+from lstmparse import backend
+from lstmparse.cli.evaluate import evaluate
+from lstmparse.cli.parse import parse
+from lstmparse.cli.stacklstm import oracle
+from lstmparse.cli.train import train
+from lstmparse.cli.treelstm import rerank, sample, score
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="lstmparse")
+@click.option("--gpu", is_flag=True, help="run DyNet on the GPU (needs DyNet built with CUDA: make dynet-gpu)")
+@click.option("--dynet-gpus", type=click.IntRange(min=1), help="DyNet's --dynet-gpus: how many GPUs")
+@click.option("--dynet-devices", help="DyNet's --dynet-devices, e.g. GPU:0 or GPU:0,GPU:1")
+def main(gpu, dynet_gpus, dynet_devices) -> None:
+    """Syntactic parsing on DyNet: stack-LSTM dependency parsing, TreeLSTM reranking, seq2seq constituency parsing.
+
+    GPU options go before the command: lstmparse --gpu train ...
+    """
+    if gpu or dynet_gpus or dynet_devices:
+        backend.request_gpu(dynet_gpus or 1, dynet_devices)
+
+
+for command in (train, parse, evaluate, oracle, rerank, score, sample):
+    main.add_command(command)

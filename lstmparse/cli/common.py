@@ -1,0 +1,63 @@
+"""What every command shares: one-line errors with the usual exit codes, written output, option types."""
+
+from __future__ import annotations
+
+import sys
+from functools import wraps
+
+import click
+
+from lstmparse.errors import ConfigurationError, InputError, ModelError
+
+EXISTING_FILE = click.Path(exists=True, dir_okay=False)
+MEMORY_MB = click.IntRange(min=1)  # DyNet aborts on an empty pool
+
+
+def clean_errors(command):
+    """Turn the toolkit's expected errors into one line on stderr and exit code 2."""
+
+    @wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except (InputError, ModelError, ConfigurationError) as error:
+            click.echo(f"lstmparse: {error}", err=True)
+            sys.exit(2)
+        except FileNotFoundError as error:
+            click.echo(f"lstmparse: {error.filename}: no such file", err=True)
+            sys.exit(2)
+        except BrokenPipeError:  # the reader went away (| head): stop quietly, as a shell tool would
+            _silence_stdout()
+            sys.exit(141)
+        except OSError as error:  # a directory given as a file, no permission, a full disk
+            where = f"{error.filename}: " if error.filename else ""
+            click.echo(f"lstmparse: {where}{error.strerror or error}", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("lstmparse: interrupted", err=True)
+            sys.exit(130)
+
+    return wrapper
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's final flush does not fail on the closed pipe again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def written(output_file: str, results, text_of, quiet: bool, input_file: str = "-"):
+    """Each result, after its text is written to ``output_file``; progress every 1000 on stderr.
+
+    A named output file appears only when all went well (:mod:`lstmparse.outputs`).
+    """
+    from lstmparse.outputs import open_output
+
+    with open_output(output_file, (input_file,)) as out:
+        for count, result in enumerate(results, start=1):
+            out.write(text_of(result))
+            if not quiet and count % 1000 == 0:
+                click.echo(f"parsed {count} sentences", err=True)
+            yield result

@@ -1,0 +1,325 @@
+"""``lstmparse train``: one command for every model family, its options grouped by the family they apply to.
+
+Each family's defaults live in its options dataclass (``TrainingOptions``,
+``TreeLSTMOptions``, ``Seq2SeqOptions``); an option left out takes that default,
+and ``--help`` shows it from there.  An option given to a family that does not
+use it is refused rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable
+
+import click
+
+from lstmparse import backend
+from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, clean_errors
+from lstmparse.layers import CHAR_LSTM_SIZE
+from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
+from lstmparse.stacklstm.options import DEFAULT_FEATURES, Dimensions, TrainingOptions, parse_features
+from lstmparse.stacklstm.systems import SYSTEMS
+from lstmparse.treelstm.options import TreeLSTMDimensions, TreeLSTMOptions
+
+FAMILIES = {  # --arch: the family whose section of --help lists its options
+    "stacklstm": "stack-LSTM parser",
+    "treelstm": "TreeLSTM",
+    "ldtreelstm": "TreeLSTM",
+    "seq2seq": "seq2seq constituency parser",
+}
+EVERY = tuple(FAMILIES)
+STACK = ("stacklstm",)
+TREE = ("treelstm", "ldtreelstm")
+SEQ2SEQ = ("seq2seq",)
+FEATURE_HELP = "comma-separated token features from words,pretrained,pos,feats,chars"
+
+
+class FamilyOption(click.Option):
+    """An option that knows which architectures (``--arch``) it applies to."""
+
+    def __init__(self, *args, families: tuple[str, ...] = EVERY, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.families = families
+
+    @property
+    def section(self) -> str:
+        if self.families == EVERY:
+            return "Every architecture"
+        names = sorted({FAMILIES[f] for f in self.families}, key=list(FAMILIES.values()).index)
+        return " and ".join(names) + f" (--arch {', '.join(self.families)})"
+
+
+class FamilyCommand(click.Command):
+    """A command whose ``--help`` lists options in one section per family."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None:
+                sections.setdefault(getattr(param, "section", "Every architecture"), []).append(record)
+        for title, rows in sections.items():
+            with formatter.section(title):
+                formatter.write_dl(rows)
+
+
+def family_option(*decls: str, families: tuple[str, ...] = EVERY, **kwargs) -> Callable:
+    return click.option(*decls, cls=FamilyOption, families=families, **kwargs)
+
+
+OPTIONS = {"stacklstm": TrainingOptions, "treelstm": TreeLSTMOptions, "ldtreelstm": TreeLSTMOptions}
+OPTIONS["seq2seq"] = Seq2SeqOptions
+TRAINERS = {  # each family's training function, imported once DyNet is configured
+    "stacklstm": ("lstmparse.stacklstm.training", "train"),
+    "treelstm": ("lstmparse.treelstm.training", "train_treelstm"),
+    "ldtreelstm": ("lstmparse.treelstm.training", "train_treelstm"),
+    "seq2seq": ("lstmparse.seq2seq.training", "train_seq2seq"),
+}
+
+
+def _default(options_class: type, name: str):
+    return next(f.default for f in dataclasses.fields(options_class) if f.name == name)
+
+
+def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> str:
+    """'[default: stacklstm 1; TreeLSTMs 32; seq2seq 16]', read from each family's options dataclass."""
+    named = {"stacklstm": TrainingOptions, "TreeLSTMs": TreeLSTMOptions, "seq2seq": Seq2SeqOptions}
+    value_of = per_class or (lambda options_class: _default(options_class, name))
+    return "[default: " + "; ".join(f"{label} {value_of(cls)}" for label, cls in named.items()) + "]"
+
+
+@click.command(cls=FamilyCommand)
+@family_option(
+    "--arch",
+    type=click.Choice(list(FAMILIES)),
+    default="stacklstm",
+    show_default=True,
+    help="stacklstm: the dependency parser; treelstm/ldtreelstm: tree language models for reranking, scoring, "
+    "sampling; seq2seq: the constituency parser (PTB bracketed trees)",
+)
+@family_option("--train", "train_file", required=True, type=EXISTING_FILE, help="training treebank")
+@family_option("--dev", "dev_file", type=EXISTING_FILE, help="development treebank (model selection)")
+@family_option("--model-dir", required=True, type=click.Path(file_okay=False), help="where the best model is written")
+@family_option("--epochs", type=click.IntRange(min=1), help=_defaults("epochs"))
+@family_option(
+    "--max-minutes", type=click.FloatRange(min=0, min_open=True), help="wall-clock budget, dev evaluation included"
+)
+@family_option("--batch-size", type=click.IntRange(min=1), help="sentences per update " + _defaults("batch_size"))
+@family_option(
+    "--learning-rate",
+    type=float,
+    help="SGD's eta0 (TreeLSTMs: halved when dev does not improve; seq2seq: Adam's alpha) "
+    + _defaults("learning_rate"),
+)
+@family_option(
+    "--dropout",
+    type=click.FloatRange(0, 1, max_open=True),
+    help="dropout on token vectors and inside the LSTMs, training only " + _defaults("dropout"),
+)
+@family_option("--seed", type=int, help="seeds Python, NumPy and DyNet [default: 1]")
+@family_option("--overwrite", is_flag=True, help="replace the model already in MODEL_DIR (otherwise refused)")
+@family_option(
+    "--memory-mb",
+    type=MEMORY_MB,
+    help="DyNet's memory pool, MB " + _defaults("memory_mb", lambda options_class: options_class.DYNET_MEMORY_MB),
+)
+@family_option(
+    "--resume",
+    is_flag=True,
+    families=STACK + SEQ2SEQ,
+    help="continue an interrupted run from MODEL_DIR's last checkpoint (stack-LSTM) or best model (seq2seq); "
+    "same data and options",
+)
+@family_option("--pretrained", type=EXISTING_FILE, families=STACK + SEQ2SEQ, help="word2vec text-format embeddings")
+@family_option(
+    "--input-format",
+    type=click.Choice(["conllu", "conllx"]),
+    families=STACK + TREE,
+    help=f"[default: {_default(TrainingOptions, 'input_format')}]",
+)
+@family_option("--features", families=STACK, help=f"{FEATURE_HELP} [default: {','.join(DEFAULT_FEATURES)}]")
+@family_option(
+    "--system",
+    families=STACK,
+    help=f"transition system, stored in the model [default: {_default(TrainingOptions, 'system')}]",
+    type=click.Choice(list(SYSTEMS)),
+)
+@family_option(
+    "--oracle",
+    type=click.Choice(["static", "dynamic"]),
+    families=STACK,
+    help="dynamic: the system's dynamic oracle (arc-hybrid, arc-eager) with training by exploration "
+    f"[default: {_default(TrainingOptions, 'oracle')}]",
+)
+@family_option(
+    "--alpha",
+    type=click.FloatRange(min=0),
+    families=STACK,
+    help=f"explore with p^alpha [default: {_default(TrainingOptions, 'alpha')}]",
+)
+@family_option(
+    "--explore-p",
+    type=click.FloatRange(0, 1),
+    families=STACK,
+    help="probability of following a sampled action when exploring "
+    f"[default: {_default(TrainingOptions, 'explore_p')}]",
+)
+@family_option(
+    "--explore-after",
+    type=click.IntRange(min=0),
+    families=STACK,
+    help=f"epochs before exploring [default: {_default(TrainingOptions, 'explore_after')}]",
+)
+@family_option(
+    "--pseudo-projective",
+    is_flag=True,
+    families=STACK,
+    help="train on projectivized trees, deprojectivize the output",
+)
+@family_option(
+    "--context-layers",
+    type=click.IntRange(min=0),
+    families=STACK,
+    help="bi-LSTM layers over the token vectors before parsing (0: the papers' model) "
+    f"[default: {Dimensions().context_layers}]",
+)
+@family_option(
+    "--objective",
+    type=click.Choice(["nll", "nce"]),
+    families=TREE,
+    help="full softmax, or noise-contrastive estimation for large vocabularies "
+    f"[default: {_default(TreeLSTMOptions, 'objective')}]",
+)
+@family_option(
+    "--min-count",
+    type=click.IntRange(min=0),
+    families=TREE,
+    help=f"words seen at most this often become UNK [default: {_default(TreeLSTMOptions, 'min_count')}]",
+)
+@family_option(
+    "--layers",
+    type=click.IntRange(min=1),
+    families=TREE + SEQ2SEQ,
+    help=f"LSTM depth [default: TreeLSTMs {TreeLSTMDimensions().layers}; seq2seq {Seq2SeqDimensions().layers}]",
+)
+@family_option(
+    "--hidden",
+    type=click.IntRange(min=1),
+    families=TREE + SEQ2SEQ,
+    help=f"LSTM size [default: TreeLSTMs {TreeLSTMDimensions().hidden}; seq2seq {Seq2SeqDimensions().hidden}]",
+)
+@family_option(
+    "--bidirectional",
+    is_flag=True,
+    families=SEQ2SEQ,
+    help="encode with a forward LSTM too (the paper reads the input reversed only)",
+)
+@family_option(
+    "--word-pointer",
+    is_flag=True,
+    families=SEQ2SEQ,
+    help="feed the decoder the encoding of the next word to place, besides attention (not in the paper)",
+)
+@family_option(
+    "--chars",
+    "char_lstm",
+    is_flag=True,
+    families=SEQ2SEQ,
+    help=f"add a character bi-LSTM's vector ({CHAR_LSTM_SIZE}) to each word's, for rare or unseen words "
+    "(not in the paper)",
+)
+@clean_errors
+def train(**given) -> None:
+    """Train a model (the stack-LSTM parser, or another --arch); the best model on dev is kept in MODEL_DIR."""
+    from lstmparse.model_io import check_training_directory
+
+    ctx = click.get_current_context()
+    arch = given["arch"]
+    _refuse_foreign_options(ctx, arch)
+    check_training_directory(given["model_dir"], given["resume"], given["overwrite"])
+    options_class = OPTIONS[arch]
+    memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
+    seed = _default(options_class, "seed") if given["seed"] is None else given["seed"]
+    options = BUILDERS[arch](options_class, {name: value for name, value in given.items() if _was_given(ctx, name)})
+    backend.configure(seed=seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY)
+    module, function = TRAINERS[arch]
+    record = getattr(importlib.import_module(module), function)(options)
+    click.echo(f"{_summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)
+
+
+def _summary(record: dict) -> str:
+    """What the best epoch scored, in the family's measure."""
+    for key, measure in (("best_dev_las", "LAS"), ("best_dev_f1", "F1"), ("best_dev_perplexity", "perplexity")):
+        if record.get(key) is not None:
+            return f"best dev {measure} {record[key]:.2f} at epoch {record.get('best_epoch')}"
+    return "model saved"
+
+
+def _was_given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)
+
+
+def _refuse_foreign_options(ctx: click.Context, arch: str) -> None:
+    """An option of another family is an error: training without it would not be what the user asked for."""
+    for param in ctx.command.params:
+        if isinstance(param, FamilyOption) and arch not in param.families and _was_given(ctx, param.name):
+            raise click.UsageError(
+                f"{param.opts[0]} applies to --arch {', '.join(param.families)}, not {arch}", ctx=ctx
+            )
+
+
+def _common(given: dict) -> dict:
+    """The options every family's dataclass has, under its field names."""
+    renamed = {"train_file": "train", "dev_file": "dev"}
+    shared = ("model_dir", "epochs", "max_minutes", "batch_size", "learning_rate", "dropout", "seed")
+    return {renamed.get(name, name): value for name, value in given.items() if name in shared or name in renamed}
+
+
+def _stacklstm_options(options_class: type, given: dict):
+    values = _common(given) | _fields(given, "oracle", "alpha", "explore_p", "explore_after", "pretrained")
+    values |= _fields(given, "pseudo_projective", "input_format", "resume", "system")
+    if "features" in given:
+        values["features"] = parse_features(given["features"])
+    if "context_layers" in given:
+        values["dims"] = Dimensions(context_layers=given["context_layers"])
+    return options_class(**values)
+
+
+def _treelstm_options(options_class: type, given: dict):
+    values = _common(given) | _fields(given, "arch", "objective", "min_count", "input_format")
+    default = TreeLSTMDimensions()
+    hidden = given.get("hidden", default.hidden)
+    values["dims"] = dataclasses.replace(
+        default, embedding=hidden, hidden=hidden, layers=given.get("layers", default.layers)
+    )
+    return options_class(**values)
+
+
+def _seq2seq_options(options_class: type, given: dict):
+    values = _common(given) | _fields(given, "pretrained", "resume")
+    default = Seq2SeqDimensions()
+    hidden = given.get("hidden", default.hidden)
+    values["dims"] = dataclasses.replace(
+        default,
+        word=hidden,
+        hidden=hidden,
+        attention=hidden,
+        layers=given.get("layers", default.layers),
+        bidirectional=given.get("bidirectional", False),
+        word_pointer=given.get("word_pointer", False),
+        chars=CHAR_LSTM_SIZE if given.get("char_lstm") else 0,
+    )
+    return options_class(**values)
+
+
+def _fields(given: dict, *names: str) -> dict:
+    return {name: given[name] for name in names if name in given}
+
+
+BUILDERS = {
+    "stacklstm": _stacklstm_options,
+    "treelstm": _treelstm_options,
+    "ldtreelstm": _treelstm_options,
+    "seq2seq": _seq2seq_options,
+}

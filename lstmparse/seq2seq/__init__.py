@@ -1,0 +1,7 @@
+"""Sequence-to-sequence constituency parsing with attention (Vinyals et al. 2015,
+"Grammar as a Foreign Language").
+
+``linearization`` turns trees into target sequences and back (section 2), ``model``
+the encoder, attention decoder and beam search (sections 2 and 3), ``training`` its
+hooks for the shared loop, ``api`` the loaded parser users call.
+"""

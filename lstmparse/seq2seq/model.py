@@ -1,0 +1,497 @@
+"""Sequence-to-sequence constituency parsing with attention (Vinyals et al. 2015).
+
+"Grammar as a Foreign Language": an encoder LSTM reads the sentence reversed, a
+decoder LSTM writes the linearized tree (:mod:`lstmparse.linearization`), and at
+every step attention over the encoder's outputs (section 2.1)
+
+    u_i = v^T tanh(W1 h_i + W2 d_t),  a = softmax(u),  d'_t = sum_i a_i h_i
+
+gives a context d'_t that is concatenated with d_t to predict the next token and is
+fed, with that token's embedding, to the next step.  Both LSTMs are deep (3 layers
+of 256 in the paper) with dropout between layers (LSTM+A+D, section 2.3); the
+decoder starts from the encoder's final state.  Words are learned embeddings
+(training words seen once are replaced by UNK half the time) optionally
+concatenated with fixed pretrained vectors.
+
+Extensions beyond the paper are options (``Seq2SeqDimensions``, ``train
+--bidirectional --word-pointer --chars``).  A bidirectional encoder adds a forward LSTM, so
+each word's memory sees both sides.  The word pointer feeds the decoder, at every
+step, the memory of the next word to place: the linearization emits one XX per
+word, left to right, so the number of XX already emitted says exactly which word
+comes next.  Attention has to learn that alignment from data; given it, the model
+learns much faster on a small treebank (GUM: dev F1 67 after one epoch against 17).
+A third option, ``chars`` (``train --chars``), adds a character bi-LSTM's vector to
+each word's, so that rare and unseen words are known by their spelling.
+
+Training is teacher-forced on minibatches of sentences of equal length, so that
+each step is one dense batched operation (padding only on the target side, where a
+mask zeroes the loss).  Decoding is beam search with the beam as the batch
+(section 2.1: "beam search ... size 10"); an output that is not a well-formed tree
+with one leaf per word is repaired (section 3.2) and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TypeVar
+
+import dynet as dy
+import numpy as np
+
+from lstmparse.batching import length_batches
+from lstmparse.errors import ModelError
+from lstmparse.layers.chars import CharacterLSTM
+from lstmparse.layers.embeddings import pretrained_ids, word_ids
+from lstmparse.model_io import (
+    assign_values,
+    builder_parameters,
+    effective_values,
+    load_directory,
+    model_contents,
+    save_directory,
+)
+from lstmparse.seq2seq.linearization import LEAF, Prefix, is_well_formed, repair
+from lstmparse.seq2seq.options import Seq2SeqDimensions
+from lstmparse.vocab import Vocabulary
+
+T = TypeVar("T")
+ARCH = "seq2seq"
+END = "</s>"  # ends every target sequence and starts the decoder
+
+
+def max_output_length(words: int) -> int:
+    """Where decoding stops: linearized GUM trees have at most 5 tokens per word."""
+    return 6 * words + 10
+
+
+@dataclass
+class Memory:
+    """The encoded sentence (batched): what every decoder step reads."""
+
+    outputs: dy.Expression  # (memory x words): each word's encoder output, in sentence order
+    projected: dy.Expression  # W1 times ``outputs``, computed once for attention
+    pointable: dy.Expression | None  # ``outputs`` and a learned column past the last word (word pointer)
+    final: list[dy.Expression]  # the encoder's last state, the decoder's first
+
+
+@dataclass
+class Decoded:
+    tokens: list[str]  # well-formed
+    log_prob: float  # of the sequence the beam found (before any repair)
+    repaired: bool
+
+
+class Seq2SeqParser:
+    """The encoder, the attention decoder and their output layer."""
+
+    def __init__(
+        self,
+        words: Vocabulary,
+        targets: Vocabulary,
+        dims: Seq2SeqDimensions,
+        pretrained: Vocabulary | None = None,
+        chars: Vocabulary | None = None,
+    ) -> None:
+        if bool(dims.chars) != (chars is not None):
+            raise ModelError("a character bi-LSTM needs a character vocabulary, and only it")
+        self.words, self.targets, self.dims = words, targets, dims
+        self.pretrained = pretrained if dims.pretrained else None
+        self.end_id = targets.get(END)
+        if self.end_id == 0:
+            raise ModelError(f"the target vocabulary has no {END}")
+        self.leaf_id = targets.get(LEAF)
+        self.open_ids = np.array([i for i, token in enumerate(targets.strings) if token.startswith("(")], dtype=int)
+        self.close_ids = {token[1:]: i for i, token in enumerate(targets.strings) if token.startswith(")")}
+        self.model = dy.ParameterCollection()
+        model = self.model
+        self.word_embeddings = model.add_lookup_parameters((len(words), dims.word), name="words")
+        if self.pretrained is not None:
+            self.pretrained_embeddings = model.add_lookup_parameters(
+                (len(self.pretrained), dims.pretrained), name="pretrained"
+            )
+        self.target_embeddings = model.add_lookup_parameters((len(targets), dims.target), name="targets")
+        pointed = dims.memory if dims.word_pointer else 0
+        self.encoder = dy.VanillaLSTMBuilder(dims.layers, dims.word_input, dims.hidden, model)
+        self.decoder = dy.VanillaLSTMBuilder(dims.layers, dims.target + dims.memory + pointed, dims.hidden, model)
+        self.attention_encoder = model.add_parameters((dims.attention, dims.memory), name="W1")
+        self.attention_decoder = model.add_parameters((dims.attention, dims.hidden), name="W2")
+        self.attention_vector = model.add_parameters((1, dims.attention), name="v")
+        self.output_weights = model.add_parameters((len(targets), dims.hidden + dims.memory + pointed), name="outputW")
+        self.output_bias = model.add_parameters((len(targets),), init=0.0, name="outputb")
+        # created last, so that models without them keep their parameter names
+        if dims.bidirectional:
+            self.forward_encoder = dy.VanillaLSTMBuilder(dims.layers, dims.word_input, dims.hidden, model)
+        if dims.word_pointer:
+            self.past_last_word = model.add_parameters((dims.memory,), name="pastLastWord")
+        self.char_lstm = CharacterLSTM(model, chars, dims.char_embedding, dims.chars) if chars is not None else None
+        self.dropout = 0.0
+        self.training_record: dict = {}
+
+    def named_parameters(self) -> dict:
+        """Every parameter by its place in the model (model format 2)."""
+        named = {"words": self.word_embeddings, "targets": self.target_embeddings}
+        if self.pretrained is not None:
+            named["pretrained"] = self.pretrained_embeddings
+        named |= builder_parameters("encoder", self.encoder) | builder_parameters("decoder", self.decoder)
+        for name in ("attention_encoder", "attention_decoder", "attention_vector", "output_weights", "output_bias"):
+            named[name] = getattr(self, name)
+        if self.dims.bidirectional:
+            named |= builder_parameters("forward_encoder", self.forward_encoder)
+        if self.dims.word_pointer:
+            named["past_last_word"] = self.past_last_word
+        if self.char_lstm is not None:
+            named |= self.char_lstm.named_parameters("chars")
+        return named
+
+    # -- the network -------------------------------------------------------------
+
+    def set_dropout(self, rate: float) -> None:
+        """Dropout between LSTM layers and before the output layer; 0 for decoding."""
+        self.dropout = rate
+        for builder in (self.encoder, self.decoder):
+            if rate > 0:
+                builder.set_dropouts(rate, 0.0)
+            else:
+                builder.disable_dropout()
+
+    def word_ids(self, words: Sequence[str], train: bool = False) -> list[int]:
+        """Learned-embedding ids; with ``train``, singletons become UNK half the time."""
+        return word_ids(self.words, words, train)
+
+    def encode(self, batch: Sequence[Sequence[str]], train: bool = False) -> Memory:
+        """What the decoder reads: each word's encoder output, in sentence order, and the final state.
+
+        ``batch`` holds sentences of one length.  The paper's encoder reads the input
+        reversed, so its final state, which starts the decoder, has just read the
+        first word; a bidirectional encoder adds a forward LSTM's outputs.
+        """
+        inputs = self._input_vectors(batch, train)
+        starts = [builder.initial_state() for builder in self._encoders()]  # before the masks, or DyNet crashes
+        if self.dropout:
+            for builder in self._encoders():
+                builder.set_dropout_masks(len(batch))
+        backward = starts[0].add_inputs(inputs[::-1])
+        outputs = [s.output() for s in reversed(backward)]
+        if self.dims.bidirectional:
+            forward = starts[1].transduce(inputs)
+            outputs = [dy.concatenate([f, b]) for f, b in zip(forward, outputs, strict=True)]
+        matrix = dy.concatenate_cols(outputs)
+        pointable = dy.concatenate_cols(outputs + [self.past_last_word]) if self.dims.word_pointer else None
+        return Memory(matrix, self.attention_encoder * matrix, pointable, backward[-1].s())
+
+    def _encoders(self) -> list:
+        return [self.encoder, self.forward_encoder] if self.dims.bidirectional else [self.encoder]
+
+    def _input_vectors(self, batch: Sequence[Sequence[str]], train: bool) -> list[dy.Expression]:
+        """Each position's batched word vector: learned, with the fixed pretrained one and the
+        character bi-LSTM's if the model has them."""
+        ids = [self.word_ids(words, train) for words in batch]
+        pretrained = (
+            [pretrained_ids(self.pretrained, words) for words in batch] if self.pretrained is not None else None
+        )
+        spelled = None
+        if self.char_lstm is not None:  # all words of the batch in one run, position-major
+            spelled = self.char_lstm.encode([words[p] for p in range(len(batch[0])) for words in batch])
+        inputs = []
+        for position in range(len(batch[0])):
+            parts = [dy.lookup_batch(self.word_embeddings, [sentence[position] for sentence in ids])]
+            if pretrained is not None:
+                parts.append(
+                    dy.lookup_batch(
+                        self.pretrained_embeddings, [sentence[position] for sentence in pretrained], update=False
+                    )
+                )
+            if spelled is not None:
+                start = position * len(batch)
+                parts.append(dy.pick_batch_elems(spelled, list(range(start, start + len(batch)))))
+            inputs.append(dy.concatenate(parts) if len(parts) > 1 else parts[0])
+        return inputs
+
+    def _attend(self, memory: Memory, decoder_output):
+        """The context d'_t: encoder outputs weighted by softmax(v^T tanh(W1 h_i + W2 d_t))."""
+        scores = self.attention_vector * dy.tanh(
+            dy.colwise_add(memory.projected, self.attention_decoder * decoder_output)
+        )
+        return memory.outputs * dy.softmax(dy.transpose(scores))
+
+    def _step(self, memory: Memory, decoder_state, previous_ids, context, placed: Sequence[int]):
+        """One decoder step: (new state, its context, the output scores).
+
+        ``placed`` counts the words each sequence has placed (XX emitted); with the
+        word pointer, the memory of the next word is an input and an output feature.
+        """
+        inputs = [dy.lookup_batch(self.target_embeddings, previous_ids), context]
+        if self.dims.word_pointer:
+            pointed = dy.pick_batch(memory.pointable, list(placed), dim=1)
+            inputs.append(pointed)
+        state = decoder_state.add_input(dy.concatenate(inputs))
+        output = state.output()
+        context = self._attend(memory, output)
+        features = [output, context, pointed] if self.dims.word_pointer else [output, context]
+        features = dy.concatenate(features)
+        if self.dropout:
+            features = dy.dropout(features, self.dropout)
+        return state, context, dy.affine_transform([self.output_bias, self.output_weights, features])
+
+    @staticmethod
+    def _pointer(placed: np.ndarray, words: Sequence[str]) -> list[int]:
+        """The memory column of the next word to place: past the last word once all are placed."""
+        return np.minimum(placed, len(words)).tolist()
+
+    def _start(self, batch_size: int, final_state):
+        """The decoder's first state (the encoder's last) and an all-zero first context."""
+        state = self.decoder.initial_state(final_state)
+        if self.dropout:
+            self.decoder.set_dropout_masks(batch_size)
+        context = dy.zeros((self.dims.memory,), batch_size=batch_size)
+        return state, context
+
+    # -- training ----------------------------------------------------------------
+
+    def batch_loss(self, batch: Sequence[tuple[Sequence[str], Sequence[str]]], train: bool = True) -> dy.Expression:
+        """Summed negative log-likelihood of the target sequences of (words, tokens) pairs.
+
+        All sentences of ``batch`` have the same number of words; targets are padded
+        with END and masked.  ``train`` replaces singletons by UNK at random.
+        """
+        sources = [words for words, _ in batch]
+        memory = self.encode(sources, train=train)
+        targets = [[self.targets.get(t) for t in tokens] + [self.end_id] for _, tokens in batch]
+        longest = max(len(t) for t in targets)
+        state, context = self._start(len(batch), memory.final)
+        previous = [self.end_id] * len(batch)
+        placed = np.zeros(len(batch), dtype=int)
+        losses = []
+        for step in range(longest):
+            gold = [t[step] if step < len(t) else self.end_id for t in targets]
+            state, context, scores = self._step(memory, state, previous, context, self._pointer(placed, sources[0]))
+            loss = dy.pickneglogsoftmax_batch(scores, gold)
+            if any(step >= len(t) for t in targets):
+                mask = [1.0 if step < len(t) else 0.0 for t in targets]
+                loss = loss * dy.inputTensor(mask, batched=True)
+            losses.append(loss)
+            previous = gold
+            placed += np.array(gold) == self.leaf_id
+        return dy.sum_batches(dy.esum(losses))
+
+    def log_prob(self, words: Sequence[str], tokens: Sequence[str]) -> float:
+        """log P(tokens, END | words): what beam search scores a finished sequence with."""
+        dy.renew_cg()
+        self.set_dropout(0.0)
+        return -self.batch_loss([(words, tokens)], train=False).value()
+
+    # -- decoding ----------------------------------------------------------------
+
+    def beam_search(
+        self, words: Sequence[str], beam: int = 10, constrained: bool = False, max_length: int | None = None
+    ) -> list[tuple[list[str], float]]:
+        """Up to ``beam`` finished sequences of the sentence, best first, with their log-probabilities.
+
+        With ``constrained`` every step allows only the tokens that keep the
+        sequence a prefix of a well-formed tree of ``len(words)`` leaves.  Should no
+        sequence end within ``max_length`` tokens, the unfinished ones are returned.
+        """
+        return self.beam_search_batch([words], beam, constrained, max_length)[0]
+
+    def beam_search_batch(
+        self, batch: Sequence[Sequence[str]], beam: int = 10, constrained: bool = False, max_length: int | None = None
+    ) -> list[list[tuple[list[str], float]]]:
+        """``beam_search`` of sentences of one length at once: all their hypotheses are one batch."""
+        dy.renew_cg()
+        self.set_dropout(0.0)
+        words = len(batch[0])
+        max_length = max_length or max_output_length(words)
+        memory = self.encode(batch)
+        state, context = self._start(len(batch), memory.final)
+        searches = [_Search() for _ in batch]
+        # sentence, token ids, what they allow next, score, words placed (XX emitted)
+        hypotheses = [(index, [], Prefix(), 0.0, 0) for index in range(len(batch))]
+        read, read_owners = memory, list(range(len(batch)))  # the memory each hypothesis reads
+        for _ in range(max_length):
+            owners = [hypothesis[0] for hypothesis in hypotheses]
+            if owners != read_owners:  # hypotheses died or moved: regather (a copy of every sentence's memory)
+                read, read_owners = _memory_of(memory, owners, len(batch)), owners
+            previous = [ids[-1] if ids else self.end_id for _, ids, _, _, _ in hypotheses]
+            placed = np.array([hypothesis[4] for hypothesis in hypotheses])
+            state, context, output = self._step(read, state, previous, context, self._pointer(placed, batch[0]))
+            log_probs = self._log_probs(output, [hypothesis[2] for hypothesis in hypotheses], words, constrained)
+            columns: dict[int, list[int]] = {}
+            for column, owner in enumerate(owners):
+                columns.setdefault(owner, []).append(column)
+            survivors = []
+            for owner, owned in columns.items():
+                survivors += self._extend(searches[owner], hypotheses, owned, log_probs, beam, constrained)
+            if not survivors:
+                break
+            hypotheses = [hypothesis for hypothesis, _ in survivors]
+            parents = [parent for _, parent in survivors]
+            state = self.decoder.initial_state([dy.pick_batch_elems(v, parents) for v in state.s()])
+            context = dy.pick_batch_elems(context, parents)
+        else:
+            for owner, ids, _, score, _ in hypotheses:
+                searches[owner].finished.append((ids, score))
+        return [search.best(beam, self._strings) for search in searches]
+
+    def _extend(
+        self, search: _Search, hypotheses: list, owned: list[int], log_probs: np.ndarray, beam: int, constrained: bool
+    ) -> list[tuple[tuple, int]]:
+        """One sentence's step: its ``beam`` best extensions; finished ones leave, the others go on.
+
+        ``owned`` are the sentence's columns of ``log_probs`` (its hypotheses).
+        Returns the continuing hypotheses with the column they extend, none once
+        ``beam`` sequences have finished.
+        """
+        totals = log_probs[:, owned] + np.array([hypotheses[c][3] for c in owned])[None, :]
+        best = [i for i in np.argsort(totals, axis=None)[::-1][:beam] if np.isfinite(totals.flat[i])]
+        alive = []
+        for token, position in zip(*np.unravel_index(best, totals.shape), strict=True):
+            owner, ids, prefix, _, placed = hypotheses[owned[position]]
+            score = float(totals[token, position])
+            if token == self.end_id:
+                search.finished.append((ids, score))
+            else:
+                following = prefix.then(self.targets.strings[token]) if constrained else prefix
+                extended = (owner, ids + [int(token)], following, score, placed + (token == self.leaf_id))
+                alive.append((extended, owned[position]))
+        return [] if len(search.finished) >= beam else alive
+
+    def _log_probs(self, output, prefixes: Sequence[Prefix], words: int, constrained: bool) -> np.ndarray:
+        """(tokens x hypotheses) log-probabilities; disallowed tokens at minus infinity."""
+        log_probs = dy.log_softmax(output).npvalue().reshape(len(self.targets), -1)
+        log_probs[0] = -np.inf  # the unknown token is never an output
+        if constrained:
+            log_probs += np.stack([self._allowed(prefix, words) for prefix in prefixes], axis=1)
+        return log_probs
+
+    def _allowed(self, prefix: Prefix, words: int) -> np.ndarray:
+        """0 for the tokens ``prefix`` allows next, minus infinity for the others."""
+        mask = np.full(len(self.targets), -np.inf)
+        if prefix.can_place_word(words):
+            mask[self.leaf_id] = 0.0
+            mask[self.open_ids] = 0.0
+        label = prefix.closable()
+        if label is not None and label in self.close_ids:
+            mask[self.close_ids[label]] = 0.0
+        if prefix.can_end(words):
+            mask[self.end_id] = 0.0
+        return mask
+
+    def _strings(self, ids: Sequence[int]) -> list[str]:
+        return [self.targets.strings[i] for i in ids]
+
+    def greedy_batch(self, batch: Sequence[Sequence[str]], constrained: bool = False) -> list[tuple[list[str], float]]:
+        """Beam 1 for sentences of one length at once: each step is one batched operation."""
+        dy.renew_cg()
+        self.set_dropout(0.0)
+        memory = self.encode(batch)
+        state, context = self._start(len(batch), memory.final)
+        previous = [self.end_id] * len(batch)
+        sequences: list[list[int]] = [[] for _ in batch]
+        prefixes = [Prefix()] * len(batch)
+        scores = np.zeros(len(batch))
+        done = np.zeros(len(batch), dtype=bool)
+        placed = np.zeros(len(batch), dtype=int)
+        for _ in range(max_output_length(len(batch[0]))):
+            state, context, output = self._step(memory, state, previous, context, self._pointer(placed, batch[0]))
+            log_probs = self._log_probs(output, prefixes, len(batch[0]), constrained)
+            best = np.argmax(log_probs, axis=0)
+            for index, token in enumerate(best.tolist()):
+                if not done[index]:
+                    scores[index] += log_probs[token, index]
+                    if token == self.end_id:
+                        done[index] = True
+                    else:
+                        sequences[index].append(token)
+                        if constrained:
+                            prefixes[index] = prefixes[index].then(self.targets.strings[token])
+            if done.all():
+                break
+            previous = best.tolist()
+            placed += best == self.leaf_id
+        return [(self._strings(ids), float(score)) for ids, score in zip(sequences, scores, strict=True)]
+
+    def decode(self, words: Sequence[str], beam: int = 10, constrained: bool = False) -> Decoded:
+        """The best sequence of the beam, repaired into a tree of ``len(words)`` leaves if need be."""
+        return _well_formed(*self.beam_search(words, beam, constrained)[0], len(words))
+
+    def decode_many(
+        self, sentences: Sequence[Sequence[str]], beam: int = 10, constrained: bool = False, batch_size: int = 64
+    ) -> list[Decoded]:
+        """``decode`` of each sentence, in input order.
+
+        Sentences of one length are decoded together, ``batch_size`` hypotheses at
+        a time (``batch_size // beam`` sentences): greedy or beam search, the
+        results are those of one sentence at a time.
+        """
+        decoded: list[Decoded | None] = [None] * len(sentences)
+        per_batch = max(1, batch_size // beam)
+        for indices in length_batches(range(len(sentences)), lambda i: len(sentences[i]), per_batch):
+            batch = [sentences[i] for i in indices]
+            if beam == 1:
+                results = self.greedy_batch(batch, constrained)
+            else:
+                results = [found[0] for found in self.beam_search_batch(batch, beam, constrained)]
+            for index, (tokens, log_prob) in zip(indices, results, strict=True):
+                decoded[index] = _well_formed(tokens, log_prob, len(sentences[index]))
+        return decoded
+
+    # -- saving ------------------------------------------------------------------
+
+    def save(self, directory: str, training: dict | None = None) -> None:
+        config = {
+            "arch": ARCH,
+            "dims": asdict(self.dims),
+            "training": training if training is not None else self.training_record,
+        }
+        vocab = {"words": self.words.to_json(), "targets": self.targets.to_json()}
+        if self.pretrained is not None:
+            vocab["pretrained"] = self.pretrained.to_json()
+        if self.char_lstm is not None:
+            vocab["chars"] = self.char_lstm.vocab.to_json()
+        save_directory(directory, config, vocab, effective_values(self.model, self.named_parameters()))
+
+    @classmethod
+    def load(cls, directory: str) -> Seq2SeqParser:
+        config, vocab, params = load_directory(directory)
+        if config.get("arch") != ARCH:
+            raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a {ARCH} constituency parser")
+        with model_contents(directory):
+            pretrained = Vocabulary.from_json(vocab["pretrained"]) if "pretrained" in vocab else None
+            chars = Vocabulary.from_json(vocab["chars"]) if "chars" in vocab else None
+            parser = cls(
+                Vocabulary.from_json(vocab["words"]),
+                Vocabulary.from_json(vocab["targets"]),
+                Seq2SeqDimensions(**config["dims"]),
+                pretrained,
+                chars,
+            )
+        assign_values(parser.model, parser.named_parameters(), params, config["format_version"])
+        parser.training_record = config.get("training", {})
+        return parser
+
+
+@dataclass
+class _Search:
+    """One sentence's finished sequences during a batched beam search."""
+
+    finished: list[tuple[list[int], float]] = field(default_factory=list)
+
+    def best(self, beam: int, strings: Callable[[Sequence[int]], list[str]]) -> list[tuple[list[str], float]]:
+        ranked = sorted(self.finished, key=lambda item: -item[1])[:beam]
+        return [(strings(ids), score) for ids, score in ranked]
+
+
+def _memory_of(memory: Memory, owners: list[int], sentences: int) -> Memory:
+    """The encoded sentences repeated for each hypothesis (by its sentence), as one batch."""
+    if sentences == 1:  # batch-1 memory broadcasts over the hypotheses
+        return memory
+    pick = dy.pick_batch_elems
+    pointable = pick(memory.pointable, owners) if memory.pointable is not None else None
+    return Memory(pick(memory.outputs, owners), pick(memory.projected, owners), pointable, memory.final)
+
+
+def _well_formed(tokens: list[str], log_prob: float, words: int) -> Decoded:
+    if is_well_formed(tokens, words):
+        return Decoded(tokens, log_prob, False)
+    return Decoded(repair(tokens, words), log_prob, True)

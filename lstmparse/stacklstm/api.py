@@ -1,0 +1,169 @@
+"""The loaded dependency parser that the command line and users call.
+
+import lstmparse
+parser = lstmparse.load()  # the default, tag-free English model (models/en_ewt)
+for sentence in parser.parse([["The", "dog", "barks", "."]]):
+    print(sentence.to_conllu())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lstmparse.batching import SENTENCE_WINDOW, batches, windows
+from lstmparse.errors import InputError, ModelError
+from lstmparse.formats import Sentence, read_sentences
+from lstmparse.inputs import checked_sentences
+from lstmparse.model_io import DEFAULT_MODEL
+from lstmparse.stacklstm.model import StackLSTMParser
+
+if TYPE_CHECKING:
+    from lstmparse.stacklstm.decoding import BatchDecoder
+
+WORDS_PER_SENTENCE = 25  # lock-step batches close at this many words per sentence on average
+FEATS_EVIDENCE_WORDS = 1000  # a FEATS model refuses input whose first this many words have no feature
+
+
+class Parser:
+    """A loaded dependency parser."""
+
+    def __init__(self, model: StackLSTMParser, name: str = "this model") -> None:
+        self.model = model
+        self.name = name  # for messages: the model directory
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> Parser:
+        """Load a model directory; without a path, the default English model."""
+        path = Path(path) if path is not None else DEFAULT_MODEL
+        if not path.exists():
+            raise ModelError(f"{path}: no such model directory")
+        return cls(StackLSTMParser.load(str(path)), str(path))
+
+    def parse(self, sentences: Iterable[Sentence | Sequence[str]], batch_size: int = 32) -> Iterator[Sentence]:
+        """Parse sentences (``Sentence`` objects or lists of word forms), in order.
+
+        Each result is a copy of the input sentence with HEAD and DEPREL filled in;
+        ``result.to_conllu()`` writes it with every other input byte kept.  Greedy
+        decoding advances ``batch_size`` sentences in lock-step (the trees are those
+        of one sentence at a time, ``batch_size=1``, only found faster; larger
+        batches take more memory, see bench/RESULTS.md).
+        """
+        _check_search(1, 1, batch_size)
+        checked = self._readable(checked_sentences(sentences))
+        if batch_size == 1:
+            return (sentence.with_tree(*self.model.parse(sentence.tokens)) for sentence in checked)
+        return (
+            sentence.with_tree(best.heads, best.labels)
+            for sentence, (best,) in self._decoded(checked, 1, 1, batch_size)
+        )
+
+    def parse_file(self, path: str, fmt: str = "conllu") -> Iterator[Sentence]:
+        """Parse every sentence of a file (``-`` = stdin) lazily."""
+        return self.parse(read_sentences(path, fmt))
+
+    def parse_kbest(
+        self, sentences: Iterable[Sentence | Sequence[str]], beam: int, kbest: int = 1, batch_size: int = 32
+    ) -> Iterator[list[Sentence]]:
+        """Beam search: for each sentence (in order) its ``kbest`` best distinct trees, best first.
+
+        Each candidate carries ``# kbest_rank = r`` and ``# parser_score = s`` (the
+        total log-probability of its derivation) after the input's comments: the
+        input format of ``lstmparse rerank``.  ``batch_size`` hypotheses are
+        advanced together: ``batch_size // beam`` sentences at a time (at least one).
+        """
+        _check_search(beam, kbest, batch_size)
+        decoded = self._decoded(self._readable(checked_sentences(sentences)), beam, kbest, batch_size)
+        return (_ranked(sentence, candidates) for sentence, candidates in decoded)
+
+    def _readable(self, sentences: Iterator[Sentence]) -> Iterator[Sentence]:
+        """The sentences, once it is clear that they fill the tag columns the model reads.
+
+        A model that reads UPOS or FEATS parses blank columns into garbage (test
+        LAS 11 for a UPOS model on untagged EWT), so they are refused instead.  A
+        blank UPOS is an error on its word's line.  FEATS are blank ('_') on many
+        words of tagged text (punctuation, particles), so that column counts as
+        missing only when the first ``FEATS_EVIDENCE_WORDS`` words (or all of a
+        shorter input) have none; sentences are held back until that is known.
+        """
+        features = self.model.features
+        needs_pos, feats_seen = "pos" in features, "feats" not in features
+        held, words = [], 0
+        for sentence in sentences:
+            if needs_pos:
+                blank = next((i for i, t in enumerate(sentence.tokens) if t.upos in ("", "_")), None)
+                if blank is not None:
+                    raise InputError(sentence.path, sentence.line_of(blank), self._needs_column("UPOS"))
+            if feats_seen:
+                yield sentence
+                continue
+            held.append(sentence)
+            words += len(sentence)
+            feats_seen = any(t.feats not in ("", "_") for t in sentence.tokens)
+            if feats_seen:
+                yield from held
+                held = []
+            elif words >= FEATS_EVIDENCE_WORDS:
+                break
+        if held:
+            first = held[0]
+            raise InputError(first.path, first.line_of(0), self._needs_column("FEATS"))
+
+    def _needs_column(self, column: str) -> str:
+        return (
+            f"the {column} column is empty, but {self.name} reads it (features {','.join(self.model.features)}); "
+            f"give tagged input, or parse with a model that reads no tags (the default, {DEFAULT_MODEL.name})"
+        )
+
+    def _decoded(self, sentences: Iterable, beam: int, kbest: int, batch_size: int) -> Iterator[tuple[Sentence, list]]:
+        """Each input sentence with its candidates; ``batch_size`` hypotheses advance in lock-step.
+
+        A lock-step batch takes as many steps as its longest sentence needs, so
+        sentences are read ``SENTENCE_WINDOW`` at a time and batched in order of
+        length (bench/RESULTS.md: 1.3 times faster than batches in input order);
+        results still come out in input order.  The decoder's graph holds every
+        value of a batch until it is done, so memory grows with the words of the
+        batch times beam: a batch also closes at ``WORDS_PER_SENTENCE`` words per
+        sentence on average, so that a batch of long sentences does not take
+        several times the memory of ordinary ones.
+        """
+        from lstmparse.stacklstm.decoding import BatchDecoder
+
+        decoder = BatchDecoder(self.model)
+        sentences_per_batch = max(1, batch_size // beam)
+        for window in windows(sentences, SENTENCE_WINDOW):
+            candidates = _decoded_by_length(decoder, window, beam, kbest, sentences_per_batch)
+            yield from zip(window, candidates, strict=True)
+
+
+def _check_search(beam: int, kbest: int, batch_size: int) -> None:
+    for name, value in (("beam", beam), ("kbest", kbest), ("batch_size", batch_size)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+    if kbest > beam:
+        raise ValueError(f"kbest {kbest} needs a beam at least as wide (beam {beam})")
+
+
+def _ranked(sentence: Sentence, candidates: list) -> list[Sentence]:
+    """The candidates as copies of the sentence, with their rank and score as comments."""
+    return [
+        sentence.with_tree(c.heads, c.labels).with_comments(
+            [f"# kbest_rank = {rank}", f"# parser_score = {c.score:.4f}"]
+        )
+        for rank, c in enumerate(candidates, start=1)
+    ]
+
+
+def _decoded_by_length(
+    decoder: BatchDecoder, window: list[Sentence], beam: int, kbest: int, sentences_per_batch: int
+) -> list:
+    """The candidates of each sentence of ``window``, in its order, decoded in batches of similar length."""
+    results: list = [None] * len(window)
+    lengths = [len(sentence) for sentence in window]
+    by_length = sorted(range(len(window)), key=lengths.__getitem__)
+    words_per_batch = sentences_per_batch * WORDS_PER_SENTENCE
+    for batch in batches(by_length, sentences_per_batch, words_per_batch, words_of=lengths.__getitem__):
+        for index, candidates in zip(batch, decoder.parse([window[i].tokens for i in batch], beam, kbest), strict=True):
+            results[index] = candidates
+    return results

@@ -1,0 +1,58 @@
+"""Training examples: each treebank tree as the static oracle's action sequence.
+
+Kept free of DyNet, as is the ``lstmparse oracle`` report built on it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lstmparse.errors import InputError
+from lstmparse.formats import Sentence
+from lstmparse.stacklstm.pseudo_projective import projectivize
+from lstmparse.stacklstm.systems import GoldTree, TransitionSystem
+from lstmparse.tree import tree_problem
+
+
+def root_label_of(sentences: Sequence[Sentence]) -> str:
+    """The relation most often given to words attached to the root."""
+    counts = Counter(t.deprel for s in sentences for t in s.tokens if t.head == 0)
+    return counts.most_common(1)[0][0] if counts else "root"
+
+
+@dataclass
+class Example:
+    """A training sentence with its (possibly projectivized) gold tree and static oracle actions."""
+
+    sentence: Sentence
+    gold: GoldTree
+    actions: list[int]
+
+
+def training_trees(sentences: Sequence[Sentence], pseudo_projective: bool) -> list[tuple[list[int], list[str]]]:
+    """The trees to learn from: checked, and projectivized if asked."""
+    trees = []
+    for sentence in sentences:
+        problem = tree_problem(sentence.heads)
+        if problem and not problem.startswith("multiple roots"):
+            raise InputError(sentence.path, sentence.first_line, f"not a tree: {problem}")
+        heads, labels = list(sentence.heads), list(sentence.deprels)
+        trees.append(projectivize(heads, labels) if pseudo_projective and not problem else (heads, labels))
+    return trees
+
+
+def oracle_examples(
+    system: TransitionSystem, sentences: Sequence[Sentence], trees: Sequence[tuple[list[int], list[str]]]
+) -> tuple[list[Example], Counter]:
+    """Examples for every tree the system can build, and why the others were skipped."""
+    examples, skipped = [], Counter()
+    for sentence, (heads, labels) in zip(sentences, trees, strict=True):
+        actions = system.oracle_sequence(heads, labels)
+        if actions is None:
+            reason = "multiple roots" if heads.count(0) > 1 else f"not buildable by {system.name} (non-projective)"
+            skipped[reason] += 1
+        else:
+            examples.append(Example(sentence, system.gold_tree(heads, labels), actions))
+    return examples, skipped

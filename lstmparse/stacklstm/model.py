@@ -1,0 +1,292 @@
+"""The stack-LSTM transition parser (Dyer et al. 2015, section 3).
+
+Three stack LSTMs summarize the stack S, the buffer B and the action history A.
+The parser state is p_t = ReLU(W[s_t; b_t; a_t] + d) and the next action is drawn
+from a softmax over the actions that are legal in the configuration.  When an arc
+is made, the head's vector becomes c = tanh(U[h; m; r] + e), a composition of
+head h, dependent m and the embedding r of the reducing action, so tree fragments
+on the stack are represented recursively (section 3.4).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import dynet as dy
+import numpy as np
+
+from lstmparse.errors import ModelError
+from lstmparse.formats import Token
+from lstmparse.layers.stack_lstm import StackLSTM
+from lstmparse.model_io import assign_values, effective_values, load_directory, model_contents, save_directory
+from lstmparse.stacklstm.options import Dimensions
+from lstmparse.stacklstm.pseudo_projective import deprojectivize
+from lstmparse.stacklstm.systems import Configuration, GoldTree, TransitionSystem, make_system
+from lstmparse.stacklstm.tokens import TokenEncoder
+from lstmparse.vocab import Vocabulary
+
+ARCH = "stacklstm"
+NAMED_PARAMETERS = (  # the parser's own parameters (those of its layers are named by the layers)
+    "root_vector",
+    "action_history_embeddings",
+    "composition_action_embeddings",
+    "composition",
+    "composition_bias",
+    "state",
+    "state_bias",
+    "output",
+    "output_bias",
+)
+# What a saved model computes.  Revision 2 (lstmparse 0.2): an arc reseats its head on
+# every stack LSTM that holds it (systems/base.py), and a FEATS vector is the sum of the
+# word's own feature embeddings.  Revision 1 models whose computation this changed are
+# refused by :func:`check_revision`; ``train --resume`` continues their training.
+REVISION = 2
+
+
+def sample(actions: Sequence[int], log_probs: np.ndarray, alpha: float) -> int:
+    """An action drawn from the distribution p(a)^alpha, renormalized over ``actions``."""
+    weights = np.exp(alpha * (log_probs[actions] - np.max(log_probs[actions])))
+    return actions[int(np.random.choice(len(actions), p=weights / weights.sum()))]
+
+
+class NeuralConfiguration(Configuration):
+    """A configuration whose primitive operations also move the stack-LSTM pointers."""
+
+    def __init__(self, n: int, parser: StackLSTMParser, vectors: list[dy.Expression]) -> None:
+        super().__init__(n)
+        self.parser = parser
+        self.vectors = vectors  # current vector of each position's subtree (0 = root)
+        self.stack_top = parser.stack_lstm.empty()
+        self.buffer_top = parser.buffer_lstm.empty()
+        self.history = parser.action_lstm.empty()
+
+    def push_stack(self, item: int) -> None:
+        super().push_stack(item)
+        self.stack_top = self.stack_top.push(self.vectors[item])
+
+    def pop_stack(self) -> int:
+        self.stack_top = self.stack_top.pop()
+        return super().pop_stack()
+
+    def push_buffer(self, item: int) -> None:
+        super().push_buffer(item)
+        self.buffer_top = self.buffer_top.push(self.vectors[item])
+
+    def pop_buffer(self) -> int:
+        self.buffer_top = self.buffer_top.pop()
+        return super().pop_buffer()
+
+    def represent_arc(self, head: int, dependent: int, action: int) -> None:
+        """The head's vector becomes the composition c (the base class then reseats the head)."""
+        self.vectors[head] = self.parser.compose(self.vectors[head], self.vectors[dependent], action)
+
+    def copy(self) -> NeuralConfiguration:
+        """A copy sharing the (immutable) stack-LSTM pointers; subtree vectors are copied."""
+        clone = super().copy()
+        clone.vectors = self.vectors[:]
+        return clone
+
+    def record(self, action: int) -> None:
+        """Push the action onto the action-history LSTM."""
+        self.history = self.history.push(self.parser.action_history_embeddings[action])
+
+
+class StackLSTMParser:
+    """Parameters and computations of the parser; one DyNet graph per sentence."""
+
+    def __init__(
+        self,
+        system: TransitionSystem,
+        features: Sequence[str],
+        vocabs: dict[str, Vocabulary],
+        dims: Dimensions | None = None,
+        pretrained_dim: int = 0,
+        pseudo_projective: bool = False,
+    ) -> None:
+        self.system = system
+        self.pseudo_projective = pseudo_projective  # labels carry lifts; parse() undoes them
+        self.dropout = 0.0  # training-time dropout on token vectors and inside the stack LSTMs
+        self.features = list(features)
+        self.vocabs = vocabs
+        self.pretrained_dim = pretrained_dim
+        self.dims = dims = dims or Dimensions()
+        self.model = model = dy.ParameterCollection()
+        self.tokens = TokenEncoder(model, features, dims, vocabs, pretrained_dim)
+        self.stack_lstm = StackLSTM(model, dims.layers, dims.token, dims.lstm)
+        self.buffer_lstm = StackLSTM(model, dims.layers, dims.token, dims.lstm)
+        self.action_lstm = StackLSTM(model, dims.layers, dims.action_history, dims.lstm)
+        n_actions = len(system.actions)
+        self.root_vector = model.add_parameters(dims.token)
+        self.action_history_embeddings = model.add_lookup_parameters((n_actions, dims.action_history))
+        self.composition_action_embeddings = model.add_lookup_parameters((n_actions, dims.composition_action))
+        self.composition = model.add_parameters((dims.token, 2 * dims.token + dims.composition_action))
+        self.composition_bias = model.add_parameters(dims.token)
+        self.state = model.add_parameters((dims.state, 3 * dims.lstm))
+        self.state_bias = model.add_parameters(dims.state)
+        self.output = model.add_parameters((n_actions, dims.state))
+        self.output_bias = model.add_parameters(n_actions)
+
+    def named_parameters(self) -> dict:
+        """Every parameter by its place in the model (model format 2)."""
+        named = self.tokens.named_parameters("tokens")
+        for name in ("stack_lstm", "buffer_lstm", "action_lstm"):
+            named |= getattr(self, name).named_parameters(name)
+        return named | {name: getattr(self, name) for name in NAMED_PARAMETERS}
+
+    def compose(self, head: dy.Expression, dependent: dy.Expression, action: int) -> dy.Expression:
+        relation = self.composition_action_embeddings[action]
+        inputs = dy.concatenate([head, dependent, relation])
+        return dy.tanh(dy.affine_transform([self.composition_bias, self.composition, inputs]))
+
+    def start(self, tokens: Sequence[Token], train: bool) -> NeuralConfiguration:
+        """The initial configuration of a sentence in the current graph (dropout only in training)."""
+        for stack in (self.stack_lstm, self.buffer_lstm, self.action_lstm):
+            if train and self.dropout:
+                stack.builder.set_dropout(self.dropout)
+            else:
+                stack.builder.disable_dropout()
+        vectors = [self.root_vector, *self.tokens.encode(tokens, train, self.dropout)]
+        return self.system.initial(len(tokens), NeuralConfiguration, parser=self, vectors=vectors)
+
+    def scores(self, config: NeuralConfiguration) -> dy.Expression:
+        """Unnormalized scores of all actions in ``config``."""
+        summary = dy.concatenate([config.stack_top.summary(), config.buffer_top.summary(), config.history.summary()])
+        return self.action_scores(summary)
+
+    def action_scores(self, summary: dy.Expression) -> dy.Expression:
+        """Action scores from [s_t; b_t; a_t] through the parser state p_t (batched or not)."""
+        state = dy.rectify(dy.affine_transform([self.state_bias, self.state, summary]))
+        return dy.affine_transform([self.output_bias, self.output, state])
+
+    def step(self, config: NeuralConfiguration, action: int) -> None:
+        self.system.apply(config, action)
+        config.record(action)
+
+    def loss(self, tokens: Sequence[Token], actions: Sequence[int]) -> dy.Expression | None:
+        """Negative log-likelihood of an oracle action sequence (None if nothing to learn)."""
+        config = self.start(tokens, train=True)
+        losses = []
+        for action in actions:
+            legal = self.system.legal(config)
+            if len(legal) > 1:
+                losses.append(-dy.pick(dy.log_softmax(self.scores(config), legal), action))
+            self.step(config, action)
+        return dy.esum(losses) if losses else None
+
+    def exploration_loss(
+        self, tokens: Sequence[Token], gold: GoldTree, explore_p: float, alpha: float
+    ) -> dy.Expression | None:
+        """Training with the dynamic oracle and exploration (Ballesteros et al. 2016, eq. 3).
+
+        At each state the loss is -log of the total probability of the zero-cost
+        actions.  The parser then follows, with probability ``explore_p``, an action
+        sampled from its own distribution raised to the power ``alpha``; otherwise
+        the zero-cost action the model likes best.
+        """
+        config = self.start(tokens, train=True)
+        losses = []
+        while not self.system.is_final(config):
+            legal = self.system.legal(config)
+            if len(legal) == 1:
+                self.step(config, legal[0])
+                continue
+            zero_cost = self.system.zero_cost(config, gold, legal) or legal
+            log_probs = dy.log_softmax(self.scores(config), legal)
+            if len(zero_cost) < len(legal):
+                losses.append(-dy.logsumexp([dy.pick(log_probs, a) for a in zero_cost]))
+            explore = explore_p > 0 and random.random() < explore_p
+            if len(zero_cost) == 1 and not explore:
+                action = zero_cost[0]
+            else:
+                values = log_probs.npvalue()
+                action = sample(legal, values, alpha) if explore else max(zero_cost, key=values.__getitem__)
+            self.step(config, action)
+        return dy.esum(losses) if losses else None
+
+    def parse(self, tokens: Sequence[Token]) -> tuple[list[int], list[str]]:
+        """Greedy decoding of one sentence in a fresh graph: (heads, deprels)."""
+        dy.renew_cg(autobatching=False)  # one step at a time: batching has nothing to group
+        config = self.start(tokens, train=False)
+        while not self.system.is_final(config):
+            legal = self.system.legal(config)
+            if len(legal) == 1:
+                action = legal[0]
+            else:
+                scores = self.scores(config).npvalue()
+                action = legal[int(np.argmax(scores[legal]))]
+            self.step(config, action)
+        return self.finished_tree(config)
+
+    def finished_tree(self, config: Configuration) -> tuple[list[int], list[str]]:
+        """The tree of a final configuration, with pseudo-projective lifts undone."""
+        heads, labels = config.tree()
+        return deprojectivize(heads, labels) if self.pseudo_projective else (heads, labels)
+
+    def save(self, directory: str, training: dict | None = None) -> None:
+        """Write the model directory atomically (see :mod:`lstmparse.model_io`)."""
+        config = {
+            "arch": ARCH,
+            "system": self.system.name,
+            "pseudo_projective": self.pseudo_projective,
+            "root_label": self.system.root_label,
+            "labels": self.system.labels,
+            "features": self.features,
+            "dims": self.dims.to_json(),
+            "pretrained_dim": self.pretrained_dim,
+            "revision": REVISION,
+            "training": training or {},
+        }
+        vocab = {name: v.to_json() for name, v in self.vocabs.items()}
+        save_directory(directory, config, vocab, self.parameter_values())
+
+    @classmethod
+    def load(cls, directory: str) -> StackLSTMParser:
+        config, vocab, params = load_directory(directory)
+        if config.get("arch") != ARCH:
+            raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a stack-LSTM parser")
+        with model_contents(directory):
+            system = make_system(config["system"], config["labels"], config["root_label"])
+            check_revision(directory, config, system)
+            vocabs = {name: Vocabulary.from_json(data) for name, data in vocab.items()}
+            parser = cls(
+                system,
+                config["features"],
+                vocabs,
+                Dimensions(**config["dims"]),
+                config["pretrained_dim"],
+                config.get("pseudo_projective", False),
+            )
+        parser.set_parameter_values(params, config["format_version"])
+        parser.training = config.get("training", {})
+        return parser
+
+    def parameter_values(self) -> dict[str, np.ndarray]:
+        return effective_values(self.model, self.named_parameters())
+
+    def set_parameter_values(self, values: dict[str, np.ndarray], version: int) -> None:
+        assign_values(self.model, self.named_parameters(), values, version)
+
+
+def revision_1_changes(config: dict, system: TransitionSystem) -> list[str]:
+    """What revision 2 computes differently for a model saved as revision 1 (empty: nothing)."""
+    if config.get("revision", 1) >= REVISION:
+        return []
+    changes = []
+    if system.heads_stay_in_place:
+        changes.append(f"{system.name} arcs now show the composed head to the stack LSTM")
+    if "feats" in config.get("features", ()):
+        changes.append("FEATS vectors no longer depend on the other words of a batch")
+    return changes
+
+
+def check_revision(directory: str, config: dict, system: TransitionSystem) -> None:
+    """Refuse a model that would parse with other semantics than it was trained with."""
+    changes = revision_1_changes(config, system)
+    if changes:
+        raise ModelError(
+            f"{directory}: trained before lstmparse 0.2 corrected its model ({'; '.join(changes)}), so it would "
+            "parse differently from how it was trained; continue its training with `lstmparse train --resume` "
+            "(same options) or retrain it (see README, 'Model revisions')"
+        )

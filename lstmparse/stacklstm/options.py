@@ -1,0 +1,74 @@
+"""What a stack-LSTM parser is built and trained with: its defaults in one place, free of DyNet.
+
+The command line reads these defaults for ``lstmparse train --help`` before DyNet is
+configured, so this module must not import DyNet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import ClassVar
+
+from lstmparse.layers import CHAR_LSTM_SIZE
+from lstmparse.options import RunOptions
+
+FEATURES = ("words", "pretrained", "pos", "feats", "chars")
+DEFAULT_FEATURES = ("words", "pos", "chars")
+DEFAULT_BATCH_SIZE = 1  # sentences per update: larger batches need a retuned learning rate (see README)
+
+
+@dataclass
+class Dimensions:
+    """Sizes of the network's layers; defaults follow section 6.1 of the papers."""
+
+    word: int = 32  # learned word embedding
+    pos: int = 12  # UPOS embedding
+    feats: int = 12  # morphological feature embedding
+    char_embedding: int = 32  # one character
+    chars: int = CHAR_LSTM_SIZE  # character bi-LSTM output (half per direction)
+    token: int = 100  # token vector x, the input of the stack and buffer LSTMs
+    lstm: int = 100  # hidden size of the stack, buffer and action LSTMs
+    layers: int = 2  # layers of each stack LSTM
+    composition_action: int = 16  # relation/action embedding r in the composition function
+    action_history: int = 20  # action embedding fed to the action-history LSTM
+    state: int = 20  # parser state p_t
+    context_layers: int = 0  # bi-LSTM layers over the token vectors (0 = the papers' model)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class TrainingOptions(RunOptions):
+    """How to train a stack-LSTM parser; the defaults are the papers' (section 6.1) and the CLI's."""
+
+    DYNET_MEMORY_MB: ClassVar[int] = 512
+    WEIGHT_DECAY: ClassVar[float] = 1e-6  # L2, as DyNet applies it
+
+    features: Sequence[str] = DEFAULT_FEATURES
+    system: str = "arc-standard"
+    oracle: str = "static"  # or "dynamic" (systems that have one): training with exploration
+    alpha: float = 0.75  # exploration samples from p(a)^alpha
+    explore_p: float = 0.9  # probability of following a sampled action once exploring
+    explore_after: int = 1  # epochs of oracle-following before exploration starts
+    pseudo_projective: bool = False
+    batch_size: int = DEFAULT_BATCH_SIZE
+    learning_rate: float = 0.1
+    decay: float = 0.1
+    dropout: float = 0.0  # not in the papers; see README for its measured effect
+    pretrained: str | None = None
+    input_format: str = "conllu"
+    dims: Dimensions = field(default_factory=Dimensions)
+    resume: bool = False  # continue from the model directory's last checkpoint
+
+
+def parse_features(value: str) -> list[str]:
+    """The features of a ``--features`` value ('words,pos,chars'); unknown or none is a ConfigurationError."""
+    from lstmparse.errors import ConfigurationError
+
+    features = [f.strip() for f in value.split(",") if f.strip()]
+    unknown = [f for f in features if f not in FEATURES]
+    if unknown or not features:
+        raise ConfigurationError(f"unknown features {unknown}; choose from {','.join(FEATURES)}")
+    return features

@@ -1,0 +1,152 @@
+"""Token vectors (Dyer et al. 2015, section 3.3; Ballesteros et al. 2015, section 4.2).
+
+Each word becomes x = ReLU(V[w; w_LM; t; f; c] + d) from the parts the model was
+built with (``--features``):
+
+- ``words``: a learned embedding; during training each singleton is replaced by
+  the unknown word with probability 0.5 so that the unknown vector is trained;
+- ``pretrained``: a fixed embedding read from a word2vec text file (not updated);
+- ``pos``: a learned UPOS embedding;
+- ``feats``: the sum of learned embeddings of the word's Feature=Value pairs;
+- ``chars``: a character bi-LSTM, the final forward and backward outputs.
+
+The whole sentence goes through one batched affine layer, and words of equal
+length share one batched character-LSTM run, to keep the graph small.
+
+Optionally (``Dimensions.context_layers`` > 0, not in the papers) the token vectors
+then pass through a bi-LSTM over the sentence, so that every vector the stack and
+buffer LSTMs see already knows its sentence context (as in Kiperwasser & Goldberg
+2016); models/README.md gives its measured effect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import dynet as dy
+import numpy as np
+
+from lstmparse.formats import Token
+from lstmparse.layers.chars import CharacterLSTM
+from lstmparse.layers.embeddings import pretrained_ids, word_ids
+from lstmparse.model_io import birnn_parameters
+from lstmparse.stacklstm.options import FEATURES, Dimensions
+from lstmparse.vocab import Vocabulary
+
+NO_FEATURE = "<none>"
+
+
+class TokenEncoder:
+    """Builds the token vectors of a sentence in the current computation graph."""
+
+    def __init__(
+        self,
+        model: dy.ParameterCollection,
+        features: Sequence[str],
+        dims: Dimensions,
+        vocabs: dict[str, Vocabulary],
+        pretrained_dim: int = 0,
+    ) -> None:
+        unknown = set(features) - set(FEATURES)
+        if unknown:
+            raise ValueError(f"unknown features {sorted(unknown)}; choose from {', '.join(FEATURES)}")
+        self.features = list(features)
+        self.dims = dims
+        self.vocabs = vocabs
+        input_dim = 0
+        if "words" in features:
+            self.word_embeddings = model.add_lookup_parameters((len(vocabs["words"]), dims.word))
+            input_dim += dims.word
+        if "pretrained" in features:
+            self.pretrained_embeddings = model.add_lookup_parameters((len(vocabs["pretrained"]), pretrained_dim))
+            input_dim += pretrained_dim
+        if "pos" in features:
+            self.pos_embeddings = model.add_lookup_parameters((len(vocabs["pos"]), dims.pos))
+            input_dim += dims.pos
+        if "feats" in features:
+            self.feat_embeddings = model.add_lookup_parameters((len(vocabs["feats"]), dims.feats))
+            input_dim += dims.feats
+        if "chars" in features:
+            self.char_lstm = CharacterLSTM(model, vocabs["chars"], dims.char_embedding, dims.chars)
+            input_dim += self.char_lstm.dim
+        if input_dim == 0:
+            raise ValueError("no token features selected")
+        self.projection = model.add_parameters((dims.token, input_dim))
+        self.projection_bias = model.add_parameters(dims.token)
+        self.context = None
+        if dims.context_layers:
+            self.context = dy.BiRNNBuilder(dims.context_layers, dims.token, dims.token, model, dy.CoupledLSTMBuilder)
+
+    def named_parameters(self, prefix: str) -> dict:
+        """Every parameter of the token vectors, by name (model format 2)."""
+        tables = {"words": "word_embeddings", "pretrained": "pretrained_embeddings", "pos": "pos_embeddings"}
+        tables["feats"] = "feat_embeddings"
+        named = {
+            f"{prefix}/{feature}": getattr(self, table) for feature, table in tables.items() if feature in self.features
+        }
+        if "chars" in self.features:
+            named |= self.char_lstm.named_parameters(f"{prefix}/chars")
+        named |= {f"{prefix}/projection": self.projection, f"{prefix}/projection_bias": self.projection_bias}
+        if self.context is not None:
+            named |= birnn_parameters(f"{prefix}/context", self.context)
+        return named
+
+    def set_pretrained(self, vectors: np.ndarray) -> None:
+        """Copy the pretrained vectors into the (fixed) lookup table, row 0 = unknown."""
+        unknown = np.zeros((1, vectors.shape[1]), dtype=np.float32)
+        self.pretrained_embeddings.init_from_array(np.concatenate([unknown, vectors]))
+
+    def encode(self, tokens: Sequence[Token], train: bool, dropout: float = 0.0) -> list[dy.Expression]:
+        """One token vector per word, in sentence order (``dropout`` applies in training only)."""
+        parts = []
+        if "words" in self.features:
+            forms = [t.form for t in tokens]
+            parts.append(dy.lookup_batch(self.word_embeddings, word_ids(self.vocabs["words"], forms, train)))
+        if "pretrained" in self.features:
+            ids = pretrained_ids(self.vocabs["pretrained"], [t.form for t in tokens])
+            parts.append(dy.lookup_batch(self.pretrained_embeddings, ids, update=False))
+        if "pos" in self.features:
+            parts.append(dy.lookup_batch(self.pos_embeddings, [self.vocabs["pos"].get(t.upos) for t in tokens]))
+        if "feats" in self.features:
+            parts.append(self._feats(tokens))
+        if "chars" in self.features:
+            parts.append(self.char_lstm.encode([t.form for t in tokens]))
+        x = dy.rectify(dy.affine_transform([self.projection_bias, self.projection, dy.concatenate(parts)]))
+        if train and dropout:
+            x = dy.dropout(x, dropout)
+        vectors = [dy.pick_batch_elem(x, i) for i in range(len(tokens))]
+        if self.context is not None:
+            vectors = self._in_context(vectors, dropout if train else 0.0)
+        return vectors
+
+    def _in_context(self, vectors: list[dy.Expression], dropout: float) -> list[dy.Expression]:
+        """The bi-LSTM outputs over the sentence's token vectors."""
+        if dropout:
+            self.context.set_dropout(dropout)
+        else:
+            self.context.disable_dropout()
+        return self.context.transduce(vectors)
+
+    def _feats(self, tokens: Sequence[Token]) -> dy.Expression:
+        """Each word's sum of its own Feature=Value embeddings; 'no feature' once for a word without any.
+
+        The words of a call are one batch, summed column by column (the k-th
+        feature of every word).  A word with fewer than k features adds an exact
+        zero there, never an embedding, so its vector depends on the word alone,
+        not on the feature counts of the other words in the batch.
+        """
+        vocab = self.vocabs["feats"]
+        per_word = [[vocab.get(f) for f in split_feats(t.feats)] or [vocab.get(NO_FEATURE)] for t in tokens]
+        columns = []
+        for k in range(max(len(ids) for ids in per_word)):
+            column = dy.lookup_batch(self.feat_embeddings, [ids[k] if k < len(ids) else 0 for ids in per_word])
+            present = np.array([k < len(ids) for ids in per_word], dtype=np.float32)
+            if not present.all():
+                column = dy.cmult(column, dy.inputTensor(np.tile(present, (self.dims.feats, 1)), batched=True))
+            columns.append(column)
+        return dy.esum(columns)
+
+
+def split_feats(feats: str) -> list[str]:
+    """Feature=Value pairs of a FEATS column (empty for ``_``)."""
+    return [] if feats in ("", "_") else feats.split("|")

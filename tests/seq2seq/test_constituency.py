@@ -1,0 +1,507 @@
+"""PTB trees, linearization, EVALB scoring and the seq2seq constituency parser."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lstmparse.errors import InputError
+from lstmparse.evalb import brackets, evaluate_ptb_files, score_bracketings
+from lstmparse.ptb import Constituent, PTBTree, base_label, parse_ptb_text, read_ptb, to_bracketed
+from lstmparse.seq2seq.linearization import LEAF, Prefix, delinearize, is_well_formed, linearize, repair
+
+ROOT = Path(__file__).resolve().parents[2]
+GUM = ROOT.parent / "shared" / "data" / "const" / "gum"
+
+
+def tree(text: str) -> PTBTree:
+    (only,) = parse_ptb_text(text)
+    return only
+
+
+def without_function_tags(node: Constituent) -> Constituent:
+    if node.is_preterminal:
+        return node
+    return Constituent(base_label(node.label), [without_function_tags(c) for c in node.children])
+
+
+# -- reading and writing ------------------------------------------------------------
+
+
+def test_reader_removes_wrappers_empty_elements_and_the_constituents_they_empty() -> None:
+    read = tree("( (S (NP-SBJ (-NONE- *T*-1)) (NP-SBJ-2 (NNP Byron)) (VP (VBD slept) (SBAR (-NONE- 0))) (. .)) )")
+    assert to_bracketed(read) == "(ROOT (S (NP-SBJ-2 (NNP Byron)) (VP (VBD slept)) (. .)))"
+    assert read.words == ["Byron", "slept", "."]
+    assert tree("(TOP (S (NN x)))").children[0].label == "S"
+
+
+def test_reader_reads_multi_line_trees_and_several_trees_per_line(tmp_path: Path) -> None:
+    path = tmp_path / "trees.ptb"
+    path.write_text("(ROOT\n  (S (NP (-LRB- -LRB-) (NN a))\n     (VP (VB b))))\n(ROOT (X (Y c))) (ROOT (X (Y d)))\n")
+    trees = read_ptb(path)
+    assert [t.words for t in trees] == [["-LRB-", "a", "b"], ["c"], ["d"]]
+    assert [t.line for t in trees] == [1, 4, 4]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("(ROOT (S (NN a)))\n(ROOT (S (NN b))\n(ROOT (S (NN c)))\n", 2, "unbalanced"),
+        ("(ROOT (S (NN a))))\n", 1, "outside a tree"),
+        ("(ROOT (S (NN a) b))\n", 1, "mixes a word"),
+        ("(ROOT (S (NN a (NN b))))\n", 1, "has a word and a phrase"),
+        ("(ROOT (S (NN a)))\n\n(ROOT (S ()))\n", 3, "empty bracket"),
+        ("(ROOT (-NONE- *))\n", 1, "without words"),
+    ],
+)
+def test_malformed_trees_are_reported_with_their_line(tmp_path: Path, text: str, line: int, message: str) -> None:
+    path = tmp_path / "bad.ptb"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message) as caught:
+        read_ptb(path)
+    assert (caught.value.path, caught.value.line) == (str(path), line)
+
+
+def test_written_words_with_parentheses_read_back() -> None:
+    written = to_bracketed([Constituent("S", [Constituent("XX", word=":-)"), Constituent("XX", word="(")])])
+    assert tree(written).words == [":--RRB-", "-LRB-"]
+
+
+def test_function_tags_are_stripped_but_hyphenated_names_kept() -> None:
+    assert [base_label(x) for x in ["NP-SBJ", "PP-TMP-2", "NP=3", "-LRB-", "-NONE-", "S"]] == [
+        "NP",
+        "PP",
+        "NP",
+        "-LRB-",
+        "-NONE-",
+        "S",
+    ]
+
+
+# -- linearization --------------------------------------------------------------------
+
+
+def test_linearization_of_the_papers_example() -> None:
+    read = tree("(ROOT (S (NP-SBJ (NNP John)) (VP (VBZ has) (NP (DT a) (NN dog))) (. .)))")
+    assert " ".join(linearize(read)) == "(S (NP XX )NP (VP XX (NP XX XX )NP )VP XX )S"
+
+
+def test_every_gum_dev_tree_round_trips_through_its_linearization(small_gum) -> None:
+    trees = read_ptb(GUM / "dev.ptb")
+    assert len(trees) == 1575
+    for gold in trees:
+        tokens = linearize(gold)
+        assert is_well_formed(tokens, len(gold))
+        rebuilt = delinearize(tokens, gold.words, gold.tags)
+        expected = PTBTree([without_function_tags(c) for c in gold.children])
+        assert to_bracketed(rebuilt) == to_bracketed(expected)
+
+
+def test_delinearize_without_tags_writes_xx_preterminals() -> None:
+    rebuilt = delinearize(["(S", "(NP", LEAF, ")NP", LEAF, ")S"], ["Dogs", "bark"])
+    assert to_bracketed(rebuilt) == "(ROOT (S (NP (XX Dogs)) (XX bark)))"
+
+
+@pytest.mark.parametrize(
+    ("tokens", "words"),
+    [
+        (["(S", "XX", ")NP"], 1),  # wrong closing label
+        (["(S", "XX"], 1),  # unclosed
+        (["(S", "XX", ")S", ")S"], 1),  # too many closing brackets
+        (["(S", "(NP", ")NP", "XX", ")S"], 1),  # empty constituent
+        (["(S", "XX", ")S"], 2),  # too few leaves
+        ([], 0),  # no sentence
+    ],
+)
+def test_malformed_sequences_are_recognized(tokens: list[str], words: int) -> None:
+    assert not is_well_formed(tokens, words)
+
+
+TOKENS = st.sampled_from(["XX", "(S", ")S", "(NP", ")NP", "(VP", ")VP"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TOKENS, max_size=40), st.integers(min_value=1, max_value=15))
+def test_repair_always_gives_a_tree_with_one_leaf_per_word(tokens: list[str], words: int) -> None:
+    repaired = repair(tokens, words)
+    assert is_well_formed(repaired, words)
+    assert repaired.count(LEAF) == words
+    if is_well_formed(tokens, words):
+        assert repaired == tokens
+
+
+def admitted(tokens: list[str], words: int) -> bool:
+    """Whether constrained decoding could produce ``tokens`` and then end."""
+    prefix = Prefix()
+    for token in tokens:
+        if token == LEAF or token.startswith("("):
+            allowed = prefix.can_place_word(words)
+        else:
+            allowed = prefix.closable() == token[1:]
+        if not allowed:
+            return False
+        prefix = prefix.then(token)
+    return prefix.can_end(words)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TOKENS, max_size=30), st.integers(min_value=1, max_value=8))
+def test_constrained_decoding_admits_exactly_the_well_formed_sequences(tokens: list[str], words: int) -> None:
+    assert admitted(tokens, words) == is_well_formed(tokens, words)
+    repaired = repair(tokens, words)
+    assert admitted(repaired, words)
+
+
+def test_repair_keeps_what_it_can() -> None:
+    assert repair(["(S", "(NP", "XX", ")VP", "XX", "XX", "XX"], 3) == ["(S", "(NP", "XX", ")NP", "XX", "XX", ")S"]
+    assert repair([")S", "(S", "XX", ")S"], 3) == ["(S", "XX", "XX", "XX", ")S"]
+
+
+# -- EVALB -----------------------------------------------------------------------------
+
+
+def scores(gold: str, system: str) -> dict:
+    return score_bracketings([tree(gold)], [tree(system)]).as_dict()
+
+
+def test_identical_trees_score_100_and_preterminals_and_root_are_not_brackets() -> None:
+    text = "(ROOT (S (NP (DT The) (NN dog)) (VP (VBZ barks))))"
+    result = scores(text, text)
+    assert (result["gold_brackets"], result["f1"], result["complete_match"]) == (3, 100.0, 100.0)
+
+
+def test_punctuation_is_deleted_by_the_gold_tags() -> None:
+    gold = "(ROOT (S (NP (NN Dogs)) (VP (VBP bark)) (. .)))"
+    # the system attaches the full stop inside the VP: spans over non-punctuation words are the same
+    system = "(ROOT (S (NP (XX Dogs)) (VP (XX bark) (XX .))))"
+    assert scores(gold, system)["f1"] == 100.0
+    # a constituent of punctuation alone covers no word and is no bracket
+    assert brackets(tree("(ROOT (S (NP (NN a)) (PRN (, ,))))"), ["NN", ","]) == {("S", 0, 1): 1, ("NP", 0, 1): 1}
+
+
+def test_prt_equals_advp_and_function_tags_are_ignored() -> None:
+    gold = "(ROOT (S (NP-SBJ (PRP I)) (VP (VBD gave) (PRT (RP up)))))"
+    system = "(ROOT (S (NP (XX I)) (VP (XX gave) (ADVP-TMP (XX up)))))"
+    assert scores(gold, system)["f1"] == 100.0
+
+
+def test_brackets_match_as_a_multiset_and_unary_chains_count_per_bracket() -> None:
+    gold = "(ROOT (S (S (VP (VB Go)))))"  # (S,0,1) twice and (VP,0,1)
+    once = "(ROOT (S (VP (XX Go))))"
+    result = scores(gold, once)
+    assert (result["gold_brackets"], result["system_brackets"], result["matched_brackets"]) == (3, 2, 2)
+    assert result["recall"] == 66.67
+    assert result["precision"] == 100.0
+
+
+def test_wrong_spans_and_labels_score_as_evalb() -> None:
+    gold = "(ROOT (S (NP (DT the) (NN dog)) (VP (VBZ bites) (NP (NN man)))))"
+    system = "(ROOT (S (NP (XX the)) (VP (XX dog) (XX bites) (PP (XX man)))))"
+    result = scores(gold, system)  # only S matches: 1 of 4 gold, 1 of 4 system
+    assert (result["matched_brackets"], result["recall"], result["precision"]) == (1, 25.0, 25.0)
+    assert result["complete_match"] == 0.0
+
+
+def test_sentences_of_punctuation_alone_are_skipped_like_evalb() -> None:
+    result = scores("(ROOT (X (. .)))", "(ROOT (X (XX .)))")
+    assert (result["skipped_sentences"], result["gold_brackets"]) == (1, 0)
+
+
+def test_the_length_cutoff_counts_punctuation(tmp_path: Path) -> None:
+    long_tree = "(ROOT (S " + " ".join(["(NN w)"] * 39 + ["(. .)", "(. .)"]) + "))"
+    (tmp_path / "g.ptb").write_text(long_tree + "\n(ROOT (S (NN a)))\n")
+    result = evaluate_ptb_files(str(tmp_path / "g.ptb"), str(tmp_path / "g.ptb"))
+    assert result.subset(0, 40).as_dict()["sentences"] == 1  # 41 words with punctuation
+
+
+def test_different_words_are_an_error_naming_the_sentence() -> None:
+    with pytest.raises(InputError, match="words differ"):
+        scores("(ROOT (S (NN a)))", "(ROOT (S (NN b)))")
+
+
+# -- the model -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_gum(tmp_path_factory) -> tuple[Path, Path]:
+    if not GUM.is_dir():
+        pytest.fail(f"{GUM} is missing: the tests read the shared treebanks (see data/README.md)")
+    directory = tmp_path_factory.mktemp("gum")
+    train_lines = (GUM / "train.ptb").read_text().splitlines()
+    short = [line for line in train_lines if len(line) < 250][:300]
+    (directory / "train.ptb").write_text("\n".join(short) + "\n")
+    dev_lines = (GUM / "dev.ptb").read_text().splitlines()[:40]
+    (directory / "dev.ptb").write_text("\n".join(dev_lines) + "\n")
+    return directory / "train.ptb", directory / "dev.ptb"
+
+
+def lstmparse(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), *args], input=stdin, capture_output=True, text=True, cwd=ROOT
+    )
+
+
+def seq2seq_training(small_gum, model: Path) -> list[str]:
+    """``lstmparse train`` of a one-layer seq2seq model on the small GUM subset, seed 3."""
+    train, dev = small_gum
+    options = "--arch seq2seq --seed 3 --layers 1".split()
+    return ["train", *options, "--train", str(train), "--dev", str(dev), "--model-dir", str(model)]
+
+
+def trained_on_small_gum(small_gum, folder: Path, *options: str) -> Path:
+    """A seq2seq model trained through the CLI on the small GUM subset, with ``options``."""
+    model = folder / "model"
+    result = lstmparse(*seq2seq_training(small_gum, model), *options)
+    assert result.returncode == 0, result.stderr
+    assert "best dev F1" in result.stderr
+    return model
+
+
+@pytest.fixture(scope="module")
+def trained_model(small_gum, tmp_path_factory) -> Path:
+    return trained_on_small_gum(small_gum, tmp_path_factory.mktemp("s2s"), "--epochs", "6", "--hidden", "48")
+
+
+@pytest.fixture(scope="module")
+def extended_model(small_gum, tmp_path_factory) -> Path:
+    """A model with the extensions beyond the paper: bidirectional encoder, word pointer, character bi-LSTM."""
+    return trained_on_small_gum(
+        small_gum,
+        tmp_path_factory.mktemp("s2s_ext"),
+        "--epochs",
+        "3",
+        "--hidden",
+        "32",
+        "--bidirectional",
+        "--word-pointer",
+        "--chars",
+    )
+
+
+@pytest.fixture(params=["paper", "extended"])
+def any_model(request, trained_model: Path, extended_model: Path) -> Path:
+    return trained_model if request.param == "paper" else extended_model
+
+
+def test_the_extensions_are_stored_with_the_model(extended_model: Path, trained_model: Path) -> None:
+    import lstmparse as api
+
+    extended = api.load_constituency(extended_model).model.dims
+    assert (extended.bidirectional, extended.word_pointer, extended.memory, extended.chars) == (True, True, 64, 100)
+    paper = api.load_constituency(trained_model).model.dims
+    assert (paper.bidirectional, paper.word_pointer, paper.memory, paper.chars) == (False, False, 48, 0)
+
+
+def test_only_a_character_lstm_tells_unseen_words_apart(extended_model: Path, trained_model: Path) -> None:
+    import lstmparse as api
+
+    tokens = ["(S", "(NP", "XX", ")NP", "(VP", "XX", ")VP", ")S"]
+    for model, spelled in ((extended_model, True), (trained_model, False)):
+        parser = api.load_constituency(model).model
+        assert parser.words.get("Quuxification") == parser.words.get("blorped") == 0
+        first = parser.log_prob(["Quuxification", "runs"], tokens)
+        second = parser.log_prob(["blorped", "runs"], tokens)
+        assert (abs(first - second) > 1e-6) == spelled
+
+
+def test_training_lowers_the_loss_and_keeps_the_best_dev_f1(trained_model: Path) -> None:
+    import json
+
+    record = json.loads((trained_model / "config.json").read_text())["training"]
+    losses = [entry["loss_per_token"] for entry in record["epochs"]]
+    assert losses[-1] < 0.8 * losses[0]
+    assert record["best_dev_f1"] == max(entry["dev_f1"] for entry in record["epochs"])
+    assert record["best_dev_f1"] > 0
+
+
+def test_training_resumes_from_the_best_model_and_refuses_other_options(trained_model: Path, small_gum, tmp_path):
+    import json
+    import shutil
+
+    model = tmp_path / "model"
+    shutil.copytree(trained_model, model)
+    common = [*seq2seq_training(small_gum, model), "--hidden", "48", "--resume"]
+    refused = lstmparse(*common, "--epochs", "8", "--dropout", "0.1")
+    assert refused.returncode == 2
+    assert "dropout" in refused.stderr
+    resumed = lstmparse(*common, "--epochs", "8")
+    assert resumed.returncode == 0, resumed.stderr
+    before = json.loads((trained_model / "config.json").read_text())["training"]
+    after = json.loads((model / "config.json").read_text())["training"]
+    assert f"after epoch {before['best_epoch']}" in resumed.stderr
+    assert "epoch 8:" in resumed.stderr
+    assert f"epoch {before['best_epoch']}:" not in resumed.stderr
+    assert after["best_dev_f1"] >= before["best_dev_f1"]
+    slower = lstmparse(*common, "--epochs", "9", "--learning-rate", "0.0005")
+    assert slower.returncode == 0, slower.stderr
+    assert "learning rate 0.0005 (was 0.002)" in slower.stderr
+
+
+def test_pretrained_vectors_are_stored_and_stay_fixed(small_gum, tmp_path: Path) -> None:
+    import numpy as np
+
+    from lstmparse.seq2seq.model import Seq2SeqParser
+    from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
+    from lstmparse.seq2seq.training import train_seq2seq
+
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("2 3\nthe 1 0 0\nof 0 1 0.5\n", encoding="utf-8")
+    options = Seq2SeqOptions(
+        train=str(small_gum[0]),
+        model_dir=str(tmp_path / "m"),
+        epochs=1,
+        pretrained=str(vectors),
+        dims=Seq2SeqDimensions(word=16, hidden=16, layers=1, attention=16, target=8),
+    )
+    with open(tmp_path / "log", "w") as log:
+        train_seq2seq(options, log=log)
+    loaded = Seq2SeqParser.load(str(tmp_path / "m"))
+    assert loaded.dims.pretrained == 3
+    table = loaded.pretrained_embeddings.as_array()
+    np.testing.assert_allclose(table, [[0, 0, 0], [1, 0, 0], [0, 1, 0.5]])
+    assert loaded.decode(["The", "of", "xyzzy"], beam=2).tokens.count(LEAF) == 3
+
+
+def test_parse_ptb_input_keeps_its_tags_and_evaluates(trained_model: Path, small_gum, tmp_path: Path) -> None:
+    _, dev = small_gum
+    output = tmp_path / "out.ptb"
+    result = lstmparse(
+        "parse",
+        "--model",
+        str(trained_model),
+        "--input-format",
+        "ptb",
+        "--input",
+        str(dev),
+        "--beam",
+        "3",
+        "--output",
+        str(output),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "repaired" in result.stderr
+    gold, parsed = read_ptb(dev), read_ptb(output)
+    assert [t.words for t in parsed] == [t.words for t in gold]
+    assert [t.tags for t in parsed] == [t.tags for t in gold]
+    evaluated = lstmparse("evaluate", "--format", "ptb", "--json", str(dev), str(output))
+    assert evaluated.returncode == 0, evaluated.stderr
+    assert '"f1"' in evaluated.stdout
+
+
+def test_parse_text_writes_one_tree_per_line_with_xx_tags(trained_model: Path) -> None:
+    result = lstmparse(
+        "parse",
+        "--model",
+        str(trained_model),
+        "--input-format",
+        "text",
+        "--beam",
+        "1",
+        stdin="The cat sat .\nWhy ( really ) ?\n",
+    )
+    assert result.returncode == 0, result.stderr
+    trees = parse_ptb_text(result.stdout)
+    assert [t.words for t in trees] == [["The", "cat", "sat", "."], ["Why", "-LRB-", "really", "-RRB-", "?"]]
+    assert {tag for t in trees for tag in t.tags} == {"XX"}
+    assert len(result.stdout.splitlines()) == 2
+
+
+def test_batched_greedy_decoding_equals_beam_one(any_model: Path, small_gum) -> None:
+    import lstmparse as api
+
+    parser = api.load_constituency(any_model)
+    sentences = [t.words for t in read_ptb(small_gum[1])][:12]
+    for constrained in (False, True):
+        batched = parser.model.decode_many(sentences, beam=1, constrained=constrained)
+        single = [parser.model.decode(words, beam=1, constrained=constrained) for words in sentences]
+        assert [d.tokens for d in batched] == [d.tokens for d in single]
+        assert [d.log_prob for d in batched] == pytest.approx([d.log_prob for d in single], abs=1e-3)
+
+
+def test_batched_beam_search_equals_one_sentence_at_a_time(any_model: Path, small_gum) -> None:
+    import lstmparse as api
+
+    parser = api.load_constituency(any_model)
+    by_length: dict[int, list[list[str]]] = {}
+    for tree in read_ptb(small_gum[1]):
+        by_length.setdefault(len(tree), []).append(tree.words)
+    batch = max(by_length.values(), key=len)[:4]
+    assert len(batch) >= 2
+    for constrained in (False, True):
+        together = parser.model.beam_search_batch(batch, 3, constrained)
+        alone = [parser.model.beam_search(words, 3, constrained) for words in batch]
+        assert [[tokens for tokens, _ in found] for found in together] == [[t for t, _ in f] for f in alone]
+        for found, expected in zip(together, alone, strict=True):
+            assert [score for _, score in found] == pytest.approx([score for _, score in expected], abs=1e-3)
+
+
+def test_beam_scores_are_the_sequences_log_probabilities_best_first(any_model: Path, small_gum) -> None:
+    import lstmparse as api
+
+    parser = api.load_constituency(any_model)
+    short = [t.words for t in read_ptb(small_gum[1]) if len(t) <= 8][:6]
+    assert short
+    for words in short:
+        for constrained in (False, True):
+            found = parser.model.beam_search(words, 4, constrained)
+            scores = [score for _, score in found]
+            assert scores == sorted(scores, reverse=True)
+            for tokens, score in found:
+                assert parser.model.log_prob(words, tokens) == pytest.approx(score, abs=1e-3)
+
+
+def test_a_model_stored_at_half_precision_parses_alike(trained_model: Path, small_gum, tmp_path: Path) -> None:
+    import shutil
+
+    import lstmparse as api
+    from lstmparse.model_io import store_half_precision
+
+    halved = tmp_path / "half"
+    shutil.copytree(trained_model, halved)
+    store_half_precision(halved)
+    size = sum(p.stat().st_size for p in halved.glob("params-*.npz"))
+    assert size < 0.6 * sum(p.stat().st_size for p in trained_model.glob("params-*.npz"))
+    sentences = [t.words for t in read_ptb(small_gum[1])][:10]
+    full = [p.to_bracketed() for p in api.load_constituency(trained_model).parse(sentences, beam=3)]
+    half = [p.to_bracketed() for p in api.load_constituency(halved).parse(sentences, beam=3)]
+    assert sum(a == b for a, b in zip(full, half, strict=True)) >= 9
+
+
+def test_a_dependency_model_refuses_bracketed_input() -> None:
+    result = lstmparse("parse", "--input-format", "ptb", stdin="(ROOT (S (NN a)))\n")
+    assert result.returncode == 2
+    assert "constituency" in result.stderr
+
+
+def test_random_token_lists_parse_into_trees_of_their_length(any_model: Path) -> None:
+    import lstmparse as api
+
+    parser = api.load_constituency(any_model)
+    rng = random.Random(5)
+    sentences = [
+        [rng.choice(["a", "the", "of", "xyzzy", ",", "."]) for _ in range(rng.randint(1, 30))] for _ in range(10)
+    ]
+    for words, parsed in zip(sentences, parser.parse(sentences, beam=2, constrained=False), strict=True):
+        assert parsed.tree.words == words
+    for beam in (1, 3):
+        constrained = list(parser.parse(sentences, beam=beam, constrained=True))
+        assert [p.tree.words for p in constrained] == sentences
+        assert not any(p.repaired for p in constrained)
+
+
+def test_bracketed_input_with_an_error_writes_every_tree_before_it(trained_model: Path, tmp_path: Path) -> None:
+    source = tmp_path / "in.ptb"
+    source.write_text("(S (NP (DT the) (NN dog)) (VP (VBZ barks)))\n(S (NN a))\n(S (NN broken)\n")
+    result = lstmparse(
+        "parse", "--model", str(trained_model), "--input-format", "ptb", "--input", str(source), "--beam", "1"
+    )
+    assert result.returncode == 2
+    error = result.stderr.strip().splitlines()[-1]
+    assert error == f"lstmparse: {source}:3: unbalanced brackets: 1 left open at the end of the file"
+    assert len(result.stdout.splitlines()) == 2

@@ -1,0 +1,236 @@
+"""Every path computes the same model, for every transition system and feature set.
+
+Two defects of this kind once went unnoticed because only one model was tested:
+arc-hybrid's RIGHT left the head's pre-composition vector in the stack LSTM, and a
+word's FEATS vector changed with the feature counts of the other words in its
+batch.  These tests check the invariants themselves over the whole matrix of
+systems (with and without pseudo-projective encoding) and token features:
+
+- after every transition, each stack LSTM holds each element's current vector;
+- a token vector is the same alone, in its sentence and in a batch of sentences;
+- one sentence per graph, lock-step greedy and beam 1 give the same trees, and
+  ``--jobs 2`` writes byte for byte what ``--jobs 1`` writes.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import dynet as dy
+import numpy as np
+import pytest
+from conftest import HU, first_sentences
+
+from lstmparse.formats import read_treebank
+from lstmparse.stacklstm.api import Parser
+from lstmparse.stacklstm.decoding import BatchDecoder
+from lstmparse.stacklstm.model import StackLSTMParser
+from lstmparse.stacklstm.options import Dimensions, TrainingOptions
+from lstmparse.stacklstm.systems import make_system
+from lstmparse.stacklstm.training import build_vocabularies, train
+
+SYSTEMS = {  # id: (system, pseudo-projective); arc-swap builds non-projective trees itself
+    "standard": ("arc-standard", False),
+    "standard-pp": ("arc-standard", True),
+    "swap": ("arc-swap", False),
+    "hybrid": ("arc-hybrid", False),
+    "hybrid-pp": ("arc-hybrid", True),
+    "eager": ("arc-eager", False),
+}
+FEATURE_SETS = {  # id: (features, bi-LSTM layers over the token vectors)
+    "feats": (["words", "feats"], 0),
+    "chars": (["words", "chars"], 0),
+    "pretrained-pos": (["words", "pos", "pretrained"], 0),
+    "all-context": (["words", "pos", "feats", "chars", "pretrained"], 1),
+}
+SMALL = {
+    "word": 8,
+    "pos": 4,
+    "feats": 4,
+    "char_embedding": 8,
+    "chars": 8,
+    "token": 16,
+    "lstm": 16,
+    "layers": 1,
+    "composition_action": 4,
+    "action_history": 4,
+    "state": 8,
+}
+MATRIX = [(s, f) for s in SYSTEMS for f in FEATURE_SETS]
+
+
+@pytest.fixture(scope="module")
+def hungarian(tmp_path_factory) -> dict[str, Path]:
+    """Hungarian Szeged (rich FEATS, non-projective trees): 150 training and 300 dev sentences, word vectors."""
+    folder = tmp_path_factory.mktemp("hu_paths")
+    files = {"train": folder / "train.conllu", "dev": folder / "dev.conllu", "vectors": folder / "vectors.txt"}
+    files["train"].write_text(first_sentences(HU / "train.conllu", 150), encoding="utf-8")
+    files["dev"].write_text(first_sentences(HU / "dev.conllu", 300), encoding="utf-8")
+    forms = sorted({t.form for name in ("train", "dev") for s in read_treebank(str(files[name])) for t in s.tokens})
+    rng = np.random.default_rng(0)
+    lines = [f"{form} " + " ".join(f"{v:.4f}" for v in rng.normal(size=6)) for form in forms[::2] if " " not in form]
+    files["vectors"].write_text(f"{len(lines)} 6\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    return files
+
+
+@pytest.fixture(scope="module")
+def trained(hungarian, tmp_path_factory):
+    """A small model per (system, feature set), trained for two epochs on demand."""
+    models: dict[tuple[str, str], Path] = {}
+
+    def model(system_id: str, features_id: str) -> Path:
+        if (system_id, features_id) not in models:
+            system, pseudo_projective = SYSTEMS[system_id]
+            features, context_layers = FEATURE_SETS[features_id]
+            directory = tmp_path_factory.mktemp(f"{system_id}-{features_id}")
+            options = TrainingOptions(
+                train=str(hungarian["train"]),
+                model_dir=str(directory),
+                features=features,
+                system=system,
+                pseudo_projective=pseudo_projective,
+                epochs=2,
+                pretrained=str(hungarian["vectors"]) if "pretrained" in features else None,
+                dims=Dimensions(**SMALL, context_layers=context_layers),
+            )
+            train(options, log=io.StringIO())
+            models[system_id, features_id] = directory
+        return models[system_id, features_id]
+
+    return model
+
+
+def untrained_parser(system_id: str, features_id: str, sentences) -> StackLSTMParser:
+    system_name, pseudo_projective = SYSTEMS[system_id]
+    features, context_layers = FEATURE_SETS[features_id]
+    labels = {t.deprel for s in sentences for t in s.tokens}
+    system = make_system(system_name, labels, "root")
+    vocabs = build_vocabularies(sentences, ["a", "the"])
+    dims = Dimensions(**SMALL, context_layers=context_layers)
+    return StackLSTMParser(system, features, vocabs, dims, 6, pseudo_projective)
+
+
+def held_inputs(pointer) -> list:
+    """The element vectors a stack LSTM was fed, from its top down."""
+    inputs = []
+    while pointer.depth > 0:
+        inputs.append(pointer.input)
+        pointer = pointer.below
+    return inputs
+
+
+def assert_stack_lstms_hold_current_vectors(config) -> None:
+    for top, items in ((config.stack_top, config.stack), (config.buffer_top, config.buffer)):
+        held = held_inputs(top)
+        current = [config.vectors[item] for item in reversed(items)]
+        assert len(held) == len(current)
+        stale = [item for item, a, b in zip(reversed(items), held, current, strict=True) if a is not b]
+        assert not stale, f"elements {stale} are held with an old vector"
+
+
+def random_transitions(parser, config, rng: random.Random, check) -> None:
+    """Random legal transitions to the end (or a step limit: SWAP can wander), checking after each."""
+    limit = 4 * config.n * config.n + 10
+    for _ in range(limit):
+        if parser.system.is_final(config):
+            return
+        parser.step(config, rng.choice(parser.system.legal(config)))
+        check(config)
+
+
+@pytest.mark.parametrize("system_id", list(SYSTEMS))
+def test_every_stack_lstm_sees_each_elements_current_vector(system_id, hungarian):
+    sentences = read_treebank(str(hungarian["train"]))
+    parser = untrained_parser(system_id, "all-context", sentences)
+    decoder = BatchDecoder(parser)
+    rng = random.Random(7)
+    for sentence in sentences[:25]:
+        for _ in range(3):
+            dy.renew_cg()
+            config = parser.start(sentence.tokens, train=False)  # one graph per sentence
+            random_transitions(parser, config, rng, assert_stack_lstms_hold_current_vectors)
+            dy.renew_cg()
+            decoder._start_graph()  # lock-step decoding's pending pushes and compositions
+            (vectors,) = decoder._token_vectors([sentence.tokens])
+            config = decoder._initial(sentence.tokens, vectors)
+            random_transitions(parser, config, rng, assert_stack_lstms_hold_current_vectors)
+
+
+@pytest.mark.parametrize("features_id", list(FEATURE_SETS))
+def test_a_token_vector_does_not_depend_on_the_rest_of_the_batch(features_id, hungarian):
+    """Alone, in its sentence, or in a batch of sentences (as lock-step decoding encodes them)."""
+    sentences = read_treebank(str(hungarian["train"]))
+    parser = untrained_parser("standard", features_id, sentences)
+    decoder = BatchDecoder(parser)
+    feature_counts = [t.feats.count("|") for t in sentences[3].tokens]
+    assert len(set(feature_counts)) > 1, "the test needs words with different numbers of features"
+
+    def vectors_of(batch: list, which: int) -> list[np.ndarray]:
+        dy.renew_cg()
+        decoder._start_graph()
+        vectors = decoder._token_vectors([s.tokens for s in batch])[which]
+        return [dy.pick_batch_elem(v.value.expressions[0], v.value.index).npvalue() for v in vectors]
+
+    target = sentences[3]
+    alone = vectors_of([target], 0)
+    for batch, which in (([sentences[0], target, sentences[9]], 1), (sentences[:12], 3)):
+        for mine, there in zip(alone, vectors_of(batch, which), strict=True):
+            np.testing.assert_allclose(there, mine, rtol=0, atol=1e-6)
+    if not FEATURE_SETS[features_id][1]:  # without a context bi-LSTM, a word is encoded from itself alone
+        for position, token in enumerate(target.tokens):
+            dy.renew_cg()
+            (word_alone,) = parser.tokens.encode([token], train=False)
+            np.testing.assert_allclose(word_alone.npvalue(), alone[position], rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize(("system_id", "features_id"), MATRIX, ids=[f"{s}-{f}" for s, f in MATRIX])
+def test_greedy_decoders_give_the_same_trees(system_id, features_id, trained, hungarian):
+    parser = Parser.load(trained(system_id, features_id))
+    dev = read_treebank(str(hungarian["dev"]))[:80]
+    one_per_graph = [(s.heads, s.deprels) for s in parser.parse(dev, batch_size=1)]
+    assert [(s.heads, s.deprels) for s in parser.parse(dev, batch_size=16)] == one_per_graph
+    assert [(s.heads, s.deprels) for s in parser.parse(dev, batch_size=64)] == one_per_graph
+    beam_one = [(k[0].heads, k[0].deprels) for k in parser.parse_kbest(dev, beam=1, kbest=1, batch_size=7)]
+    assert beam_one == one_per_graph
+
+
+@pytest.mark.parametrize(("system_id", "features_id"), MATRIX, ids=[f"{s}-{f}" for s, f in MATRIX])
+def test_beam_search_gives_each_sentence_its_own_kbest_list(system_id, features_id, trained, hungarian):
+    parser = Parser.load(trained(system_id, features_id))
+    dev = read_treebank(str(hungarian["dev"]))[:24]
+    alone = list(parser.parse_kbest(dev, beam=3, kbest=2, batch_size=3))  # one sentence per batch
+    together = list(parser.parse_kbest(dev, beam=3, kbest=2, batch_size=48))
+    assert [[(c.heads, c.deprels) for c in k] for k in together] == [[(c.heads, c.deprels) for c in k] for k in alone]
+    assert [score(c) for k in together for c in k] == pytest.approx([score(c) for k in alone for c in k], abs=1e-3)
+
+
+def score(candidate) -> float:
+    return float(next(line for line in candidate.lines if line.startswith("# parser_score = ")).split("= ")[1])
+
+
+@pytest.mark.parametrize(("system_id", "features_id"), MATRIX, ids=[f"{s}-{f}" for s, f in MATRIX])
+def test_two_processes_write_what_one_writes(system_id, features_id, trained, hungarian):
+    """300 sentences: more than one chunk, so both workers parse (and batch) their own share."""
+    model = trained(system_id, features_id)
+    outputs = []
+    for jobs in (1, 2):
+        command = [
+            sys.executable,
+            "-m",
+            "cli",
+            "parse",
+            "--model",
+            str(model),
+            "--input",
+            str(hungarian["dev"]),
+            "--jobs",
+            str(jobs),
+            "--quiet",
+        ]
+        outputs.append(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    assert outputs[0].count("\n\n") == 300
+    assert outputs[1] == outputs[0]
