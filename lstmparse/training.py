@@ -33,6 +33,8 @@ class TrainingHooks(ABC):
 
     examples: Sequence  # the training examples of one epoch
     dev_seconds_guess: float = 0.0  # a dev pass's duration until the first one is timed
+    loss_name: str = "loss"  # the entry's loss field, ``loss_per_<unit>``
+    loss_digits: int = 4
 
     @abstractmethod
     def train_epoch(self, epoch: int, stop_at: float | None) -> dict:
@@ -49,9 +51,6 @@ class TrainingHooks(ABC):
     @abstractmethod
     def save(self, model_dir: str, record: dict) -> None:
         """Write the model with its training record."""
-
-    loss_name: str = "loss"  # the entry's loss field, ``loss_per_<unit>``
-    loss_digits: int = 4
 
     @abstractmethod
     def dev_report(self, entry: dict) -> str:

@@ -45,6 +45,40 @@ def test_help_lists_every_command():
         assert command in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("arch", "foreign"),
+    [
+        ("seq2seq", ["--system", "arc-hybrid"]),
+        ("stacklstm", ["--bidirectional"]),
+        ("treelstm", ["--resume"]),
+        ("ldtreelstm", ["--features", "words"]),
+        ("stacklstm", ["--layers", "1"]),
+    ],
+)
+def test_an_option_of_another_family_is_refused_before_any_work(arch, foreign, small_treebank, tmp_path):
+    """Training silently without an option the user gave would not be the run they asked for."""
+    model_dir = tmp_path / "m"
+    result = lstmparse("train", "--arch", arch, "--train", small_treebank["train"], "--model-dir", model_dir, *foreign)
+    assert (
+        result.returncode == 2 and f"{foreign[0]} applies to --arch" in result.stderr and f"not {arch}" in result.stderr
+    )
+    assert not model_dir.exists()
+
+
+def test_train_help_groups_options_by_family_with_their_defaults():
+    from lstmparse.stacklstm.options import TrainingOptions
+    from lstmparse.treelstm.options import TreeLSTMOptions
+
+    text = lstmparse("train", "--help").stdout
+    sections = [line for line in text.splitlines() if line and not line.startswith(" ") and line.endswith(":")]
+    assert "Every architecture:" in sections
+    assert any(line.startswith("stack-LSTM parser (--arch stacklstm)") for line in sections)
+    assert any(line.startswith("seq2seq constituency parser (--arch seq2seq)") for line in sections)
+    flat = " ".join(text.split())
+    assert f"stacklstm {TrainingOptions.batch_size}; TreeLSTMs {TreeLSTMOptions.batch_size}" in flat
+    assert text.index("--bidirectional") > text.index("seq2seq constituency parser (--arch seq2seq)")
+
+
 def test_train_reports_epochs_and_keeps_the_best_model(trained):
     model, result = trained
     assert "skipped" in result.stderr and "non-projective" in result.stderr

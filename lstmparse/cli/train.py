@@ -18,7 +18,7 @@ from lstmparse import backend
 from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, clean_errors
 from lstmparse.layers import CHAR_LSTM_SIZE
 from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
-from lstmparse.stacklstm.options import DEFAULT_FEATURES, Dimensions, TrainingOptions, parse_features
+from lstmparse.stacklstm.options import DEFAULT_FEATURES, FEATURES, Dimensions, TrainingOptions, parse_features
 from lstmparse.stacklstm.systems import SYSTEMS
 from lstmparse.treelstm.options import TreeLSTMDimensions, TreeLSTMOptions
 
@@ -32,7 +32,7 @@ EVERY = tuple(FAMILIES)
 STACK = ("stacklstm",)
 TREE = ("treelstm", "ldtreelstm")
 SEQ2SEQ = ("seq2seq",)
-FEATURE_HELP = "comma-separated token features from words,pretrained,pos,feats,chars"
+FEATURE_HELP = f"comma-separated token features from {','.join(FEATURES)}"
 
 
 class FamilyOption(click.Option):
@@ -65,11 +65,16 @@ class FamilyCommand(click.Command):
 
 
 def family_option(*decls: str, families: tuple[str, ...] = EVERY, **kwargs) -> Callable:
+    """``click.option`` for an option of the given architectures (every one by default)."""
     return click.option(*decls, cls=FamilyOption, families=families, **kwargs)
 
 
-OPTIONS = {"stacklstm": TrainingOptions, "treelstm": TreeLSTMOptions, "ldtreelstm": TreeLSTMOptions}
-OPTIONS["seq2seq"] = Seq2SeqOptions
+OPTIONS = {  # each architecture's options dataclass: its defaults, its DyNet memory and weight decay
+    "stacklstm": TrainingOptions,
+    "treelstm": TreeLSTMOptions,
+    "ldtreelstm": TreeLSTMOptions,
+    "seq2seq": Seq2SeqOptions,
+}
 TRAINERS = {  # each family's training function, imported once DyNet is configured
     "stacklstm": ("lstmparse.stacklstm.training", "train"),
     "treelstm": ("lstmparse.treelstm.training", "train_treelstm"),
@@ -79,6 +84,7 @@ TRAINERS = {  # each family's training function, imported once DyNet is configur
 
 
 def _default(options_class: type, name: str):
+    """A field's default in an options dataclass."""
     return next(f.default for f in dataclasses.fields(options_class) if f.name == name)
 
 
@@ -117,7 +123,7 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
     type=click.FloatRange(0, 1, max_open=True),
     help="dropout on token vectors and inside the LSTMs, training only " + _defaults("dropout"),
 )
-@family_option("--seed", type=int, help="seeds Python, NumPy and DyNet [default: 1]")
+@family_option("--seed", type=int, help=f"seeds Python, NumPy and DyNet [default: {_default(TrainingOptions, 'seed')}]")
 @family_option("--overwrite", is_flag=True, help="replace the model already in MODEL_DIR (otherwise refused)")
 @family_option(
     "--memory-mb",

@@ -1,0 +1,79 @@
+"""The one training loop every family runs: model selection, stopping, resuming, the time budget."""
+
+from __future__ import annotations
+
+import io
+
+from lstmparse.options import RunOptions
+from lstmparse.training import TrainingHooks, epoch_entry, train_epochs
+
+
+class ScriptedFamily(TrainingHooks):
+    """A family whose epochs score as scripted, recording what the loop asked of it."""
+
+    loss_name = "loss_per_word"
+
+    def __init__(self, scores, seen=None, stop_after=None):
+        self.examples = list(range(10))
+        self.scores, self.seen, self.stop_after = scores, seen or {}, stop_after
+        self.saved, self.trained = [], []
+
+    def train_epoch(self, epoch, stop_at):
+        self.trained.append(epoch)
+        return epoch_entry(epoch, self.seen.get(epoch, len(self.examples)), 1.0, loss_per_word=1.0 / (epoch + 1))
+
+    def evaluate(self):
+        score = self.scores[len(self.trained) - 1]
+        return None if score is None else (score, {"dev_score": score})
+
+    def untested_score(self, entry):
+        return -entry["loss_per_word"]
+
+    def save(self, model_dir, record):
+        self.saved.append(record["epochs"][-1]["epoch"])
+
+    def dev_report(self, entry):
+        return f"dev score {entry['dev_score']}"
+
+    def after_epoch(self, model_dir, record, improved):
+        return "enough" if record["epochs"][-1]["epoch"] == self.stop_after else None
+
+
+def run(family, epochs=5, record=None, best=-float("inf"), max_minutes=None):
+    log = io.StringIO()
+    options = RunOptions(train="t", model_dir="m", epochs=epochs, max_minutes=max_minutes)
+    record = train_epochs(family, options, record or {"epochs": []}, best, log)
+    return record, log.getvalue()
+
+
+def test_the_model_is_saved_exactly_when_the_dev_score_improves():
+    family = ScriptedFamily([1.0, 3.0, 2.0, 3.0, 4.0])
+    record, log = run(family)
+    assert family.saved == [1, 2, 5] and record["best_epoch"] == 5
+    assert log.count("saved") == 3 and "dev score 2.0" in log and "loss/word 0.5000" in log
+
+
+def test_without_a_dev_set_the_family_chooses_by_its_own_measure():
+    family = ScriptedFamily([None] * 3)
+    run(family, epochs=3)
+    assert family.saved == [1, 2, 3]  # the loss falls every epoch
+
+
+def test_a_family_can_stop_training_and_says_why():
+    family = ScriptedFamily([1.0] * 5, stop_after=2)
+    record, log = run(family)
+    assert family.trained == [0, 1] and len(record["epochs"]) == 2 and log.rstrip().endswith("enough")
+
+
+def test_a_resumed_run_goes_on_after_its_last_epoch_and_must_beat_its_best():
+    family = ScriptedFamily([2.0, 5.0])
+    previous = {"epochs": [{"epoch": 1}, {"epoch": 2}, {"epoch": 3}]}
+    record, _ = run(family, epochs=5, record=previous, best=4.0)
+    assert family.trained == [3, 4] and family.saved == [5] and len(record["epochs"]) == 5
+
+
+def test_an_epoch_cut_short_by_the_time_budget_ends_training():
+    family = ScriptedFamily([1.0] * 5, seen={1: 4})
+    record, log = run(family, max_minutes=60)
+    assert family.trained == [0, 1] and "time budget of 60 minutes reached" in log
+    assert record["total_seconds"] >= 0
