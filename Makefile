@@ -5,12 +5,12 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_wp
 
-.PHONY: install test lint bench bench-systems bench-constituency clean dynet-gpu
+.PHONY: install test lint bench bench-systems bench-constituency bench-corpus clean dynet-gpu
 
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
 	touch $@
 
 install: $(BIN)/lstmparse
@@ -33,6 +33,10 @@ clean:
 # Every transition system on Hungarian Szeged (non-projective), two rows at a time.
 bench-systems: install
 	$(BIN)/python bench/transition_systems.py --treebank $(DATA)/ud/hu_szeged --epochs 20 --jobs 2
+
+# parse-corpus on EWT train in 8 shards: 1 and 2 local workers, a 2-worker Dask cluster.
+bench-corpus: install
+	$(BIN)/python bench/corpus.py --treebank $(DATA)/ud/en_ewt/train.conllu --shards 8 --json bench/corpus.json
 
 # The seq2seq constituency parser on GUM test: F1, repairs, F1 by length, speed at beam 1 and 10.
 # make bench-constituency CONSTITUENCY_MODEL=DIR (a model trained as models/README.md says)

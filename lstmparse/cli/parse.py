@@ -136,6 +136,4 @@ def _parsed(
     sentences = read_sentences(input_file, input_format)
     if jobs > 1:
         return parse_in_processes(model_dir, sentences, jobs, beam, kbest, memory_mb, batch_size)
-    if beam == 1:
-        return ([sentence] for sentence in parser.parse(sentences, batch_size))
-    return parser.parse_kbest(sentences, beam, kbest, batch_size)
+    return parser.candidates(sentences, beam, kbest, batch_size)

@@ -77,6 +77,17 @@ class Parser:
         decoded = self._decoded(self._readable(checked_sentences(sentences)), beam, kbest, batch_size)
         return (_ranked(sentence, candidates) for sentence, candidates in decoded)
 
+    def candidates(
+        self, sentences: Iterable[Sentence | Sequence[str]], beam: int = 1, kbest: int = 1, batch_size: int = 32
+    ) -> Iterator[list[Sentence]]:
+        """Each sentence's list of parses: the greedy one (``beam`` 1), or the ``kbest`` best, ranked and scored.
+
+        What ``lstmparse parse`` writes, whatever runs it (``--jobs``, ``parse-corpus``).
+        """
+        if beam == 1:
+            return ([sentence] for sentence in self.parse(sentences, batch_size))
+        return self.parse_kbest(sentences, beam, kbest, batch_size)
+
     def _readable(self, sentences: Iterator[Sentence]) -> Iterator[Sentence]:
         """The sentences, once it is clear that they fill the tag columns the model reads.
 

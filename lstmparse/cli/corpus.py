@@ -1,0 +1,112 @@
+"""``lstmparse parse-corpus``: many shards, one output each, resumable, on local processes or a Dask cluster."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import SimpleNamespace
+
+import click
+
+from lstmparse import backend
+from lstmparse.cli.common import MEMORY_MB, clean_errors
+from lstmparse.formats import FORMATS
+
+
+@click.command("parse-corpus")
+@click.argument("shards", nargs=-1, required=True)
+@click.option(
+    "--output-dir", required=True, type=click.Path(file_okay=False), help="one output file per shard is written here"
+)
+@click.option("--model", "model_dir", type=click.Path(file_okay=False), help="model directory [default: shipped]")
+@click.option("--input-format", type=click.Choice(FORMATS), default="conllu", show_default=True)
+@click.option("--beam", default=1, show_default=True, type=click.IntRange(min=1), help="beam width, 1: greedy")
+@click.option("--kbest", default=1, show_default=True, type=click.IntRange(min=1), help="trees written per sentence")
+@click.option("--batch-size", default=32, show_default=True, type=click.IntRange(min=1), help="as for parse")
+@click.option("--workers", type=click.IntRange(min=1), help="local processes, each loading the model once [default: 1]")
+@click.option("--scheduler", help="address of a Dask scheduler (tcp://HOST:8786) to run the shards on instead")
+@click.option("--quiet", is_flag=True, help="no progress bar or summary on stderr")
+@click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=MEMORY_MB)
+@clean_errors
+def parse_corpus(
+    shards, output_dir, model_dir, input_format, beam, kbest, batch_size, workers, scheduler, quiet, memory_mb
+) -> None:
+    """Parse each SHARD (files or glob patterns) into OUTPUT_DIR/<shard name>, as `lstmparse parse` would.
+
+    Outputs appear whole or not at all, so a rerun skips the shards already done.
+    A malformed shard is reported with its file:line error and the others go on;
+    the exit code is then 2.
+    """
+    from lstmparse import corpus
+    from lstmparse.errors import ConfigurationError
+    from lstmparse.model_io import model_arch
+
+    if workers is not None and scheduler is not None:
+        raise click.UsageError("--workers runs local processes, --scheduler a Dask cluster: pick one")
+    if kbest > beam:
+        raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
+    if model_dir is not None and model_arch(model_dir) != "stacklstm":
+        raise ConfigurationError(f"{model_dir}: parse-corpus parses with dependency (stack-LSTM) models")
+    os.makedirs(output_dir, exist_ok=True)
+    settings = {"model": model_dir, "input_format": input_format, "beam": beam, "kbest": kbest}
+    jobs = corpus.plan_jobs(
+        corpus.expand_shards(shards), output_dir, batch_size=batch_size, memory_mb=memory_mb, **settings
+    )
+    corpus.remove_partial_outputs(jobs)
+    todo = [job for job in jobs if not os.path.exists(job.output)]
+    todo.sort(key=lambda job: os.path.getsize(job.shard), reverse=True)  # largest first: the last to end are short
+    summary = Summary(skipped=len(jobs) - len(todo))
+    start = time.time()
+    with _progress(len(todo), summary, quiet) as bar:
+
+        def report(result) -> None:
+            summary.add(result)
+            if result.error:
+                click.echo(f"\nlstmparse: {result.error}", err=True)
+            bar.update(1)
+
+        if scheduler:
+            corpus.run_dask(todo, scheduler, report)
+        else:
+            corpus.run_local(todo, workers or 1, report)
+    corpus.remove_partial_outputs(jobs)
+    if not quiet:
+        click.echo(summary.line(time.time() - start), err=True)
+    if summary.failed:
+        sys.exit(2)
+
+
+@contextmanager
+def _progress(shards: int, summary: Summary, quiet: bool) -> Iterator:
+    """A progress bar over the shards, showing the sentences parsed so far (nothing with --quiet)."""
+    if quiet:
+        yield SimpleNamespace(update=lambda steps: None)
+        return
+    with click.progressbar(
+        length=shards, label="shards", file=sys.stderr, item_show_func=lambda _: f"{summary.sentences} sentences"
+    ) as bar:
+        yield bar
+
+
+class Summary:
+    """Shards done, skipped and failed, and the sentences parsed."""
+
+    def __init__(self, skipped: int) -> None:
+        self.done, self.skipped, self.failed, self.sentences = 0, skipped, 0, 0
+
+    def add(self, result) -> None:
+        self.sentences += result.sentences
+        if result.error:
+            self.failed += 1
+        else:
+            self.done += 1
+
+    def line(self, seconds: float) -> str:
+        rate = self.sentences / max(seconds, 1e-9)
+        return (
+            f"parse-corpus: {self.done} shards parsed, {self.skipped} skipped (output exists), {self.failed} failed; "
+            f"{self.sentences} sentences in {seconds:.1f} s ({rate:.1f} sentences/s)"
+        )

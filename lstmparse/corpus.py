@@ -1,0 +1,196 @@
+"""Corpus-scale parsing: one output file per input shard, on local processes or a Dask cluster.
+
+A corpus is a list of shards (files).  Each shard is one job: a worker loads the
+model once (a per-process cache, so a Dask worker keeps it between jobs), parses
+the shard exactly as ``lstmparse parse`` would, and writes its output file
+atomically (a temporary file renamed when the shard is done).  So a run that
+crashes or is interrupted leaves only whole outputs, and running it again skips the
+shards whose output exists.  A malformed shard fails alone, with its ``file:line``
+error; a worker that dies mid-shard (killed, out of memory) costs a retry of its
+shards elsewhere, not the run.
+
+Engines: ``run_local`` (a pool of spawned processes on this machine) and
+``run_dask`` (the jobs submitted to an existing Dask ``distributed`` scheduler,
+whose workers must see the model and the shards at the same paths).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+from lstmparse import backend
+from lstmparse.errors import ConfigurationError, InputError
+
+ATTEMPTS = 3  # a shard whose worker died this often is reported as failed
+_models: dict[tuple[str | None, int], object] = {}  # per process: the models loaded so far
+_one_graph_at_a_time = threading.Lock()  # DyNet has one computation graph per process; Dask may use threads
+
+
+@dataclass(frozen=True)
+class ShardJob:
+    """One shard to parse and where its output goes, with everything a worker needs to do it alone."""
+
+    shard: str
+    output: str
+    model: str | None = None  # None: the default model
+    input_format: str = "conllu"
+    beam: int = 1
+    kbest: int = 1
+    batch_size: int = 32
+    memory_mb: int = backend.DEFAULT_MEMORY_MB
+
+
+@dataclass
+class ShardResult:
+    """What became of a shard: its sentences and time, or the one-line error that stopped it."""
+
+    shard: str
+    sentences: int = 0
+    seconds: float = 0.0
+    error: str | None = None
+    skipped: bool = False  # its output existed before the run
+
+
+def expand_shards(patterns: Iterable[str]) -> list[str]:
+    """The shard files that the arguments name (files or glob patterns), each once, in order.
+
+    A pattern that matches nothing is an error, as a missing file would be: a
+    typo must not turn into a run that silently parses less.
+    """
+    shards: list[str] = []
+    for pattern in patterns:
+        matches = [pattern] if os.path.isfile(pattern) else sorted(p for p in glob.glob(pattern) if os.path.isfile(p))
+        if not matches:
+            raise ConfigurationError(f"{pattern}: no such file (and no file matches it as a pattern)")
+        shards.extend(match for match in matches if match not in shards)
+    return shards
+
+
+def plan_jobs(shards: list[str], output_dir: str, **settings) -> list[ShardJob]:
+    """A job per shard, its output ``DIR/<shard name>`` (``.conllu`` added unless it has it).
+
+    Two shards with the same name in different folders would write one output:
+    that is refused before anything is parsed.
+    """
+    jobs, owners = [], {}
+    for shard in shards:
+        name = Path(shard).name if shard.endswith(".conllu") else f"{Path(shard).name}.conllu"
+        if name in owners:
+            raise ConfigurationError(f"{shard} and {owners[name]} would both be written to {output_dir}/{name}")
+        owners[name] = shard
+        jobs.append(ShardJob(shard, str(Path(output_dir) / name), **settings))
+    return jobs
+
+
+def parse_shard(job: ShardJob) -> ShardResult:
+    """Parse one shard into its output file (runs in a worker).  Input errors are results, not exceptions."""
+    with _one_graph_at_a_time:
+        return _parse_shard(job)
+
+
+def _parse_shard(job: ShardJob) -> ShardResult:
+    parser = _model(job.model, job.memory_mb)
+    from lstmparse.formats import read_sentences
+    from lstmparse.outputs import open_output
+
+    start, count = time.time(), 0
+    try:
+        with open_output(job.output, (job.shard,)) as out:
+            sentences = read_sentences(job.shard, job.input_format)
+            for candidates in parser.candidates(sentences, job.beam, job.kbest, job.batch_size):
+                out.write("".join(candidate.to_conllu() for candidate in candidates))
+                count += 1
+    except InputError as error:
+        return ShardResult(job.shard, count, time.time() - start, error=str(error))
+    return ShardResult(job.shard, count, time.time() - start)
+
+
+def _model(model: str | None, memory_mb: int):
+    """The loaded parser, once per process (a Dask worker keeps it for all the shards it parses)."""
+    key = (model, memory_mb)
+    if key not in _models:
+        backend.configure(seed=1, memory_mb=memory_mb)
+        from lstmparse.stacklstm.api import Parser
+
+        _models[key] = Parser.load(model)
+    return _models[key]
+
+
+def run_local(jobs: list[ShardJob], workers: int, report: Callable[[ShardResult], None]) -> None:
+    """Parse the jobs with ``workers`` local processes; ``report`` hears of each shard as it ends.
+
+    A worker that dies breaks the whole pool (``BrokenProcessPool``): the shards it
+    had not finished go to a fresh pool, up to ``ATTEMPTS`` times each.
+    """
+    from lstmparse.processes import stop_now, submit, worker_pool
+
+    attempts = dict.fromkeys(jobs, 0)
+    pending = list(jobs)
+    while pending:
+        executor = worker_pool(min(workers, len(pending)))
+        futures = {submit(executor, parse_shard, job): job for job in pending}
+        pending = []
+        try:
+            for future in as_completed(futures):
+                job = futures[future]
+                try:
+                    report(future.result())
+                except BrokenProcessPool:
+                    attempts[job] += 1
+                    if attempts[job] < ATTEMPTS:
+                        pending.append(job)
+                    else:
+                        report(ShardResult(job.shard, error=_died(job, attempts[job])))
+        except BaseException:
+            stop_now(executor)
+            raise
+        executor.shutdown(wait=True)
+
+
+def run_dask(jobs: list[ShardJob], scheduler: str, report: Callable[[ShardResult], None]) -> None:
+    """Parse the jobs on the Dask cluster at ``scheduler``; ``report`` hears of each shard as it ends.
+
+    The scheduler moves a dead worker's jobs to other workers by itself (up to
+    its ``allowed-failures``, then the job fails with ``KilledWorker``).
+    """
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise ConfigurationError("--scheduler needs Dask: pip install 'lstmparse[dask]'") from None
+    try:
+        client = Client(scheduler, timeout=30)
+    except OSError as error:
+        raise ConfigurationError(f"--scheduler {scheduler}: no Dask scheduler answers there ({error})") from None
+    with client:
+        futures = {client.submit(parse_shard, job, pure=False): job for job in jobs}
+        try:
+            for future in as_completed(futures):
+                job = futures[future]
+                try:
+                    report(future.result())
+                except Exception as error:  # the job itself failed on the cluster: KilledWorker, a lost worker
+                    report(ShardResult(job.shard, error=f"{job.shard}: {type(error).__name__}: {error}"))
+        except BaseException:
+            client.cancel(list(futures))
+            raise
+
+
+def _died(job: ShardJob, times: int) -> str:
+    model = job.model or "the default model"
+    return f"{job.shard}: the process parsing it died {times} times (killed, or out of memory with {model})"
+
+
+def remove_partial_outputs(jobs: Iterable[ShardJob]) -> None:
+    """Temporary files that a killed worker left beside the outputs (``.NAME.XXXX.part``)."""
+    for job in jobs:
+        output = Path(job.output)
+        for partial in output.parent.glob(f".{glob.escape(output.name)}.*.part"):
+            partial.unlink(missing_ok=True)
