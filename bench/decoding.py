@@ -4,7 +4,7 @@
 
 Modes: greedy (one sentence per graph, the default of ``lstmparse parse``) and
 beam search of width K (``--beam K``; all hypotheses of ``--batch-size`` sentences
-advanced together, see lstmparse/decoding.py).  A beam of 1 through the lock-step
+advanced together, see lstmparse/stacklstm/decoding.py).  A beam of 1 through the lock-step
 decoder is also timed: it gives the greedy trees, so the row shows the cost of the
 batched path itself.  Run it pinned to one core (``taskset -c 0``).
 """

@@ -110,6 +110,10 @@ def _parse_shard(job: ShardJob) -> ShardResult:
                 count += 1
     except InputError as error:
         return ShardResult(job.shard, count, time.time() - start, error=str(error))
+    except OSError as error:  # unreadable shard, output folder full or gone: this shard fails, the others go on
+        return ShardResult(
+            job.shard, count, time.time() - start, error=f"{error.filename or job.shard}: {error.strerror}"
+        )
     return ShardResult(job.shard, count, time.time() - start)
 
 

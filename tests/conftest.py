@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -38,3 +42,45 @@ def small_treebank(tmp_path_factory, ewt) -> dict[str, Path]:
     train.write_text(first_sentences(ewt / "train.conllu", 200), encoding="utf-8")
     dev.write_text(first_sentences(ewt / "dev.conllu", 50), encoding="utf-8")
     return {"train": train, "dev": dev}
+
+
+def start_in_own_group(command: list[str]) -> subprocess.Popen:
+    """The command as a terminal's foreground job: its own process group, Ctrl-C not ignored."""
+    return subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_default_interrupt,
+    )
+
+
+def _default_interrupt() -> None:
+    """Undo an ignored SIGINT inherited from a background shell, as a terminal's foreground job has it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def processes_in_group(group: int) -> list[int]:
+    """Live (not zombie) processes of the group; the resource tracker may take a moment to follow."""
+    deadline = time.time() + 10
+    while True:
+        listing = subprocess.run(["ps", "-o", "pid=,stat=", "-g", str(group)], capture_output=True, text=True)
+        alive = [int(pid) for pid, stat in (line.split()[:2] for line in listing.stdout.splitlines()) if stat[0] != "Z"]
+        if not alive or time.time() > deadline or any(is_worker(pid) for pid in alive):
+            return alive
+        time.sleep(0.2)
+
+
+def is_worker(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            return b"multiprocessing.spawn" in cmdline.read()
+    except OSError:
+        return False
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, first_sentences
+from conftest import ROOT, first_sentences, is_worker, kill_group, processes_in_group, start_in_own_group
 
 MODEL = ROOT / "models" / "en_ewt_wp"  # reads no characters: the fastest shipped parser
 SHARDS = 4
@@ -100,13 +100,14 @@ def test_a_malformed_shard_fails_alone_with_its_line(corpus, tmp_path):
     [
         (["nothing/*.conllu"], "nothing/*.conllu: no such file"),
         (["{shard}", "--workers", "1", "--scheduler", "tcp://127.0.0.1:1"], "pick one"),
+        (["{shard}", "--model", "{tmp}/none"], "none: not a model directory"),
     ],
 )
 def test_bad_requests_are_one_line_before_any_parsing(corpus, tmp_path, arguments, message):
-    arguments = [a.format(shard=corpus["paths"][0]) for a in arguments]
+    arguments = [a.format(shard=corpus["paths"][0], tmp=tmp_path) for a in arguments]
     result = parse_corpus(*arguments, "--output-dir", tmp_path / "out")
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
-    assert not list(tmp_path.glob("out/*"))
+    assert message in result.stderr.strip().splitlines()[-1] and not list(tmp_path.glob("out/*"))
 
 
 def test_two_shards_with_one_name_are_refused(corpus, tmp_path):
@@ -134,7 +135,7 @@ def test_a_killed_local_worker_costs_a_retry_not_the_run(long_corpus, tmp_path):
         text=True,
     )
     wait_for_first_output(out, process)
-    workers = [pid for pid in _children(process.pid) if b"multiprocessing" in _cmdline(pid)]
+    workers = [pid for pid in _children(process.pid) if is_worker(pid)]
     assert workers
     os.kill(workers[0], signal.SIGKILL)
     _, stderr = process.communicate(timeout=300)
@@ -156,11 +157,24 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _cmdline(pid: int) -> bytes:
+def test_ctrl_c_exits_130_and_leaves_only_whole_outputs(long_corpus, tmp_path):
+    """A terminal's Ctrl-C reaches the command and its workers; finished shards stay, nothing half-written does."""
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "lstmparse", "parse-corpus", "--model", str(MODEL), "--workers", "2"]
+    process = start_in_own_group([*command, *map(str, long_corpus["paths"]), "--output-dir", str(out)])
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
+        wait_for_first_output(out, process)
+        os.killpg(process.pid, signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)  # a hang fails here
+    finally:
+        kill_group(process)
+    assert process.returncode == 130
+    assert stderr.strip().splitlines()[-1:] == ["lstmparse: interrupted"] and "Traceback" not in stderr
+    written = sorted(p.name for p in out.iterdir())
+    assert written and all(not name.startswith(".") for name in written)  # no temporary file
+    for name in written:
+        assert (out / name).read_text(encoding="utf-8") == long_corpus["expected"][name]
+    assert processes_in_group(process.pid) == []
 
 
 @pytest.fixture(scope="module")

@@ -42,14 +42,16 @@ def parse_corpus(
     """
     from lstmparse import corpus
     from lstmparse.errors import ConfigurationError
-    from lstmparse.model_io import model_arch
+    from lstmparse.model_io import DEFAULT_MODEL, load_directory, model_arch
 
     if workers is not None and scheduler is not None:
         raise click.UsageError("--workers runs local processes, --scheduler a Dask cluster: pick one")
     if kbest > beam:
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
-    if model_dir is not None and model_arch(model_dir) != "stacklstm":
-        raise ConfigurationError(f"{model_dir}: parse-corpus parses with dependency (stack-LSTM) models")
+    model = model_dir or DEFAULT_MODEL
+    load_directory(model)  # a missing or damaged model is one error here, not one per shard in the workers
+    if model_arch(model) != "stacklstm":
+        raise ConfigurationError(f"{model}: parse-corpus parses with dependency (stack-LSTM) models")
     os.makedirs(output_dir, exist_ok=True)
     settings = {"model": model_dir, "input_format": input_format, "beam": beam, "kbest": kbest}
     jobs = corpus.plan_jobs(
@@ -60,19 +62,21 @@ def parse_corpus(
     todo.sort(key=lambda job: os.path.getsize(job.shard), reverse=True)  # largest first: the last to end are short
     summary = Summary(skipped=len(jobs) - len(todo))
     start = time.time()
-    with _progress(len(todo), summary, quiet) as bar:
+    try:
+        with _progress(len(todo), summary, quiet) as bar:
 
-        def report(result) -> None:
-            summary.add(result)
-            if result.error:
-                click.echo(f"\nlstmparse: {result.error}", err=True)
-            bar.update(1)
+            def report(result) -> None:
+                summary.add(result)
+                if result.error:
+                    click.echo(f"\nlstmparse: {result.error}", err=True)
+                bar.update(1)
 
-        if scheduler:
-            corpus.run_dask(todo, scheduler, report)
-        else:
-            corpus.run_local(todo, workers or 1, report)
-    corpus.remove_partial_outputs(jobs)
+            if scheduler:
+                corpus.run_dask(todo, scheduler, report)
+            else:
+                corpus.run_local(todo, workers or 1, report)
+    finally:  # the workers are stopped by now, also after Ctrl-C: what they left half-written goes
+        corpus.remove_partial_outputs(jobs)
     if not quiet:
         click.echo(summary.line(time.time() - start), err=True)
     if summary.failed:

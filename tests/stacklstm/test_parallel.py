@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from conftest import ROOT, first_sentences
+from conftest import ROOT, first_sentences, is_worker, kill_group, processes_in_group, start_in_own_group
 
 MODEL = ROOT / "models" / "en_ewt_wp"  # reads no characters: the fastest shipped parser
 BAD = "1\tbark\t_\tVERB\t_\t_\t99\troot\t_\t_\n\n"
@@ -53,64 +53,25 @@ def test_ctrl_c_with_jobs_exits_130_with_one_line_and_leaves_no_process_or_file(
         os.killpg(process.pid, signal.SIGINT)
         _, stderr = process.communicate(timeout=60)  # a hang fails here
     finally:
-        _kill_group(process)
+        kill_group(process)
     assert process.returncode == 130
     assert stderr.strip().splitlines()[-1:] == ["lstmparse: interrupted"] and "Traceback" not in stderr
     assert not output.exists() and list(tmp_path.iterdir()) == []
-    assert _processes_in_group(process.pid) == []
+    assert processes_in_group(process.pid) == []
 
 
 def test_a_killed_worker_is_one_error_line_not_a_hang(ewt):
     process = _start_in_own_group("--jobs", 2, "--input", ewt / "train.conllu")
     try:
         assert process.stderr.readline().startswith("parsed 1000 sentences")
-        worker = next(pid for pid in _processes_in_group(process.pid) if _is_worker(pid))
+        worker = next(pid for pid in processes_in_group(process.pid) if is_worker(pid))
         os.kill(worker, signal.SIGKILL)
         _, stderr = process.communicate(timeout=60)
     finally:
-        _kill_group(process)
+        kill_group(process)
     assert process.returncode == 2
     assert stderr.strip().splitlines()[-1].endswith("a parsing process was killed or ran out of memory")
 
 
 def _start_in_own_group(*args) -> subprocess.Popen:
-    """The command as a terminal's foreground job: its own process group, Ctrl-C not ignored."""
-    command = [sys.executable, "-m", "lstmparse", "parse", "--model", str(MODEL), *map(str, args)]
-    return subprocess.Popen(
-        command,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        preexec_fn=_default_interrupt,
-    )
-
-
-def _default_interrupt() -> None:
-    """Undo an ignored SIGINT inherited from a background shell, as a terminal's foreground job has it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def _processes_in_group(group: int) -> list[int]:
-    """Live (not zombie) processes of the group; the resource tracker may take a moment to follow."""
-    deadline = time.time() + 10
-    while True:
-        listing = subprocess.run(["ps", "-o", "pid=,stat=", "-g", str(group)], capture_output=True, text=True)
-        alive = [int(pid) for pid, stat in (line.split()[:2] for line in listing.stdout.splitlines()) if stat[0] != "Z"]
-        if not alive or time.time() > deadline or any(_is_worker(pid) for pid in alive):
-            return alive
-        time.sleep(0.2)
-
-
-def _is_worker(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-            return b"multiprocessing.spawn" in cmdline.read()
-    except OSError:
-        return False
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+    return start_in_own_group([sys.executable, "-m", "lstmparse", "parse", "--model", str(MODEL), *map(str, args)])
