@@ -28,9 +28,9 @@ from pathlib import Path
 
 from lstmparse import backend
 from lstmparse.errors import ConfigurationError, InputError
+from lstmparse.processes import loaded_parser
 
 ATTEMPTS = 3  # a shard whose worker died this often is reported as failed
-_models: dict[tuple[str | None, int], object] = {}  # per process: the models loaded so far
 _one_graph_at_a_time = threading.Lock()  # DyNet has one computation graph per process; Dask may use threads
 
 
@@ -97,7 +97,7 @@ def parse_shard(job: ShardJob) -> ShardResult:
 
 
 def _parse_shard(job: ShardJob) -> ShardResult:
-    parser = _model(job.model, job.memory_mb)
+    parser = loaded_parser(job.model, job.memory_mb)  # once per process: a Dask worker keeps it
     from lstmparse.formats import read_sentences
     from lstmparse.outputs import open_output
 
@@ -115,17 +115,6 @@ def _parse_shard(job: ShardJob) -> ShardResult:
             job.shard, count, time.time() - start, error=f"{error.filename or job.shard}: {error.strerror}"
         )
     return ShardResult(job.shard, count, time.time() - start)
-
-
-def _model(model: str | None, memory_mb: int):
-    """The loaded parser, once per process (a Dask worker keeps it for all the shards it parses)."""
-    key = (model, memory_mb)
-    if key not in _models:
-        backend.configure(seed=1, memory_mb=memory_mb)
-        from lstmparse.stacklstm.api import Parser
-
-        _models[key] = Parser.load(model)
-    return _models[key]
 
 
 def run_local(jobs: list[ShardJob], workers: int, report: Callable[[ShardResult], None]) -> None:

@@ -17,6 +17,10 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
+from lstmparse import backend
+
+_parsers: dict[tuple[str | None, int], object] = {}  # the models this process has loaded
+
 
 def worker_pool(workers: int, initializer: Callable | None = None, initargs: tuple = ()) -> ProcessPoolExecutor:
     """A pool of spawned workers that ignore SIGINT, then run ``initializer(*initargs)``."""
@@ -52,6 +56,20 @@ def stop_now(executor: ProcessPoolExecutor) -> None:
         worker.terminate()
     for worker in workers:
         worker.join()
+
+
+def loaded_parser(model: str | None, memory_mb: int = backend.DEFAULT_MEMORY_MB):
+    """The dependency parser this process loaded, loaded once: a worker keeps it for all its work.
+
+    The first call configures DyNet (before it is imported) for this process.
+    """
+    key = (model, memory_mb)
+    if key not in _parsers:
+        backend.configure(seed=1, memory_mb=memory_mb)
+        from lstmparse.stacklstm.api import Parser
+
+        _parsers[key] = Parser.load(model)
+    return _parsers[key]
 
 
 def _start_worker(initializer: Callable | None, initargs: tuple) -> None:

@@ -80,6 +80,13 @@ def is_worker(pid: int) -> bool:
         return False
 
 
+def assert_interrupted(process: subprocess.Popen, stderr: str) -> None:
+    """What Ctrl-C must leave: exit code 130, one last line and no traceback, no process of the group."""
+    assert process.returncode == 130
+    assert stderr.strip().splitlines()[-1:] == ["lstmparse: interrupted"] and "Traceback" not in stderr
+    assert processes_in_group(process.pid) == []
+
+
 def kill_group(process: subprocess.Popen) -> None:
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGKILL)

@@ -42,15 +42,15 @@ def parse_corpus(
     """
     from lstmparse import corpus
     from lstmparse.errors import ConfigurationError
-    from lstmparse.model_io import DEFAULT_MODEL, load_directory, model_arch
+    from lstmparse.model_io import DEFAULT_MODEL, load_directory
 
     if workers is not None and scheduler is not None:
         raise click.UsageError("--workers runs local processes, --scheduler a Dask cluster: pick one")
     if kbest > beam:
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
     model = model_dir or DEFAULT_MODEL
-    load_directory(model)  # a missing or damaged model is one error here, not one per shard in the workers
-    if model_arch(model) != "stacklstm":
+    config, _, _ = load_directory(model)  # a missing or damaged model is one error here, not one per shard
+    if config.get("arch", "stacklstm") != "stacklstm":
         raise ConfigurationError(f"{model}: parse-corpus parses with dependency (stack-LSTM) models")
     os.makedirs(output_dir, exist_ok=True)
     settings = {"model": model_dir, "input_format": input_format, "beam": beam, "kbest": kbest}

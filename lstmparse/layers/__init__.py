@@ -1,3 +1,8 @@
 """DyNet layers shared by the model families (the modules import DyNet; this one does not)."""
 
 CHAR_LSTM_SIZE = 100  # the papers' character bi-LSTM output size, both directions
+
+
+def char_vector_width(output_dim: int) -> int:
+    """The character bi-LSTM vector's actual size: two directions of ``output_dim // 2`` each."""
+    return 2 * (output_dim // 2)

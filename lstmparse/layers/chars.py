@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import dynet as dy
 
+from lstmparse.layers import char_vector_width
 from lstmparse.model_io import builder_parameters
 from lstmparse.vocab import Vocabulary
 
@@ -26,7 +27,7 @@ class CharacterLSTM:
         self.embeddings = model.add_lookup_parameters((len(vocab), char_dim))
         self.forward = dy.VanillaLSTMBuilder(1, char_dim, output_dim // 2, model)
         self.backward = dy.VanillaLSTMBuilder(1, char_dim, output_dim // 2, model)
-        self.dim = self.width(output_dim)
+        self.dim = char_vector_width(output_dim)
 
     def named_parameters(self, prefix: str) -> dict:
         """The character embeddings and both LSTMs' parameters, by name (model format 2)."""
@@ -36,11 +37,6 @@ class CharacterLSTM:
             | builder_parameters(f"{prefix}/forward", self.forward)
             | builder_parameters(f"{prefix}/backward", self.backward)
         )
-
-    @staticmethod
-    def width(output_dim: int) -> int:
-        """The vector's actual size: two halves of ``output_dim // 2``."""
-        return 2 * (output_dim // 2)
 
     def encode(self, forms: Sequence[str]) -> dy.Expression:
         """One batch element per form, in order: one batched LSTM run per distinct word length.

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TypeVar
 
 import dynet as dy
 import numpy as np
@@ -55,7 +54,6 @@ from lstmparse.seq2seq.linearization import LEAF, Prefix, is_well_formed, repair
 from lstmparse.seq2seq.options import Seq2SeqDimensions
 from lstmparse.vocab import Vocabulary
 
-T = TypeVar("T")
 ARCH = "seq2seq"
 END = "</s>"  # ends every target sequence and starts the decoder
 

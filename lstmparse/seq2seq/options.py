@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from lstmparse.layers import char_vector_width
 from lstmparse.options import RunOptions
 
 
@@ -25,7 +26,7 @@ class Seq2SeqDimensions:
     @property
     def word_input(self) -> int:
         """Size of a word's vector, the encoder's input."""
-        return self.word + self.pretrained + 2 * (self.chars // 2)  # CharacterLSTM.width
+        return self.word + self.pretrained + char_vector_width(self.chars)
 
     @property
     def memory(self) -> int:

@@ -21,12 +21,10 @@ from concurrent.futures.process import BrokenProcessPool
 from lstmparse import backend
 from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence
-from lstmparse.processes import stop_now, submit, worker_pool
+from lstmparse.processes import loaded_parser, stop_now, submit, worker_pool
 
 CHUNK = 256  # sentences sent to a worker at a time (it batches them by length)
 CHUNKS_IN_FLIGHT = 2  # per worker: enough to keep it busy, few enough to bound memory
-
-_parser = None  # the model loaded in a worker process
 
 
 def parse_in_processes(
@@ -47,9 +45,11 @@ def parse_in_processes(
     """
     from lstmparse.batching import windows  # DyNet is configured by now (the caller loaded its model)
 
-    executor = worker_pool(jobs, _load, (model_path, memory_mb))
+    executor = worker_pool(jobs, loaded_parser, (model_path, memory_mb))
     try:
-        yield from _results_in_order(executor, windows(sentences, CHUNK), jobs, (beam, kbest, batch_size))
+        yield from _results_in_order(
+            executor, windows(sentences, CHUNK), jobs, (model_path, memory_mb, beam, kbest, batch_size)
+        )
     except BrokenProcessPool:
         stop_now(executor)
         model = model_path or "the default model"
@@ -61,7 +61,7 @@ def parse_in_processes(
 
 
 def _results_in_order(
-    executor: ProcessPoolExecutor, chunks: Iterator[list[Sentence]], jobs: int, options: tuple[int, int, int]
+    executor: ProcessPoolExecutor, chunks: Iterator[list[Sentence]], jobs: int, options: tuple
 ) -> Iterator[list[Sentence]]:
     """Keep ``CHUNKS_IN_FLIGHT`` chunks per worker submitted; yield their results chunk by chunk, in order."""
     in_flight: deque[Future] = deque()
@@ -86,19 +86,11 @@ def _results_in_order(
         raise error
 
 
-def _load(model_path: str | None, memory_mb: int) -> None:
-    global _parser
-    backend.configure(seed=1, memory_mb=memory_mb)
-    from lstmparse.stacklstm.api import Parser
-
-    _parser = Parser.load(model_path)
-
-
-def _parse_chunk(chunk: list[Sentence], beam: int, kbest: int, batch_size: int):
+def _parse_chunk(chunk: list[Sentence], model_path: str | None, memory_mb: int, beam: int, kbest: int, batch_size: int):
     """The chunk's parses, and the input error that stopped it (the parses before it are kept)."""
     results: list[list[Sentence]] = []
     try:
-        results.extend(_parser.candidates(chunk, beam, kbest, batch_size))
+        results.extend(loaded_parser(model_path, memory_mb).candidates(chunk, beam, kbest, batch_size))
     except InputError as error:
         return results, error
     return results, None

@@ -79,8 +79,12 @@ class TokenEncoder:
 
     def named_parameters(self, prefix: str) -> dict:
         """Every parameter of the token vectors, by name (model format 2)."""
-        tables = {"words": "word_embeddings", "pretrained": "pretrained_embeddings", "pos": "pos_embeddings"}
-        tables["feats"] = "feat_embeddings"
+        tables = {
+            "words": "word_embeddings",
+            "pretrained": "pretrained_embeddings",
+            "pos": "pos_embeddings",
+            "feats": "feat_embeddings",
+        }
         named = {
             f"{prefix}/{feature}": getattr(self, table) for feature, table in tables.items() if feature in self.features
         }

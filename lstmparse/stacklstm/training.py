@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import TextIO
 
 import dynet as dy
 
@@ -33,7 +33,6 @@ from lstmparse.stacklstm.tokens import NO_FEATURE, split_feats
 from lstmparse.training import TrainingHooks, epoch_entry, run_epoch, seed_epoch, train_epochs
 from lstmparse.vocab import Vocabulary
 
-T = TypeVar("T")
 CHECKPOINT = "checkpoint"
 
 
