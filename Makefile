@@ -10,7 +10,7 @@ MODEL ?= models/en_ewt_wp
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask,glove]'
 	touch $@
 
 install: $(BIN)/lstmparse

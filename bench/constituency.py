@@ -4,17 +4,21 @@
 
 For each beam width (default 1 and 10) the test words are parsed (the gold POS tags
 are kept on the output, as ``lstmparse parse --input-format ptb`` does) and scored
-with EVALB's COLLINS.prm conventions: labelled recall, precision and F1, how many
-outputs needed repair into a well-formed tree, F1 by sentence length as in the
-paper's Figure 3, and sentences/s (parsing only, one process).  Prints Markdown
-tables, or JSON with ``--json``.
+with EVALB's COLLINS.prm conventions: labelled recall, precision and F1 (all
+sentences, and those of at most 40 words), how many outputs needed repair into a
+well-formed tree, F1 by sentence length as in the paper's Figure 3, and sentences/s
+(parsing only, one process; run it as ``OMP_NUM_THREADS=1 taskset -c 0 python
+bench/constituency.py ...`` for one core).  Also the model's load time, its size on
+disk and the process's peak memory.  Prints Markdown tables, or JSON with ``--json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import time
+from pathlib import Path
 
 from lstmparse import backend
 
@@ -32,6 +36,7 @@ def main() -> None:
         help="comma-separated: unconstrained (the paper's: repair afterwards), constrained (well-formed prefixes only)",
     )
     parser.add_argument("--limit", type=int, help="only the first N trees")
+    parser.add_argument("--batch-size", type=int, default=128, help="hypotheses decoded together (sentences x beam)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=512)
@@ -47,7 +52,7 @@ def main() -> None:
     settings = [(int(b), d) for d in args.decoding.split(",") for b in args.beams.split(",")]
     for beam, decoding in settings:
         start = time.time()
-        parsed = list(model.parse(gold, beam, decoding == "constrained"))
+        parsed = list(model.parse(gold, beam, decoding == "constrained", args.batch_size))
         seconds = time.time() - start
         scores = score_bracketings(gold, [p.tree for p in parsed])
         rows.append(
@@ -58,6 +63,7 @@ def main() -> None:
                 "sentences_per_second": round(len(gold) / seconds, 1),
                 "repaired": sum(p.repaired for p in parsed),
                 **{k: v for k, v in scores.as_dict().items() if k in ("recall", "precision", "f1", "complete_match")},
+                "f1_up_to_40": scores.subset(0, 40).as_dict()["f1"],
                 "f1_by_length": {_bucket_name(low, high): _bucket(scores.subset(low, high)) for low, high in BUCKETS},
             }
         )
@@ -65,6 +71,8 @@ def main() -> None:
         "model": args.model,
         "gold": args.gold,
         "load_seconds": round(load_seconds, 2),
+        "model_megabytes": round(sum(f.stat().st_size for f in Path(args.model).iterdir()) / 2**20, 1),
+        "peak_rss_megabytes": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "training": {k: model.model.training_record.get(k) for k in ("best_epoch", "best_dev_f1")},
         "rows": rows,
     }
@@ -83,16 +91,18 @@ def _bucket(scores) -> dict:
 def _markdown(result: dict) -> str:
     lines = [
         f"model {result['model']} (best dev F1 {result['training']['best_dev_f1']} at epoch "
-        f"{result['training']['best_epoch']}), loaded in {result['load_seconds']} s; gold {result['gold']}",
+        f"{result['training']['best_epoch']}), {result['model_megabytes']} MB, loaded in {result['load_seconds']} s; "
+        f"peak memory {result['peak_rss_megabytes']} MB; gold {result['gold']}",
         "",
-        "| decoding | beam | sentences/s | recall | precision | F1 | complete match | repaired |",
-        "|---|---|---|---|---|---|---|---|",
+        "| decoding | beam | sentences/s | recall | precision | F1 | F1, <= 40 words | complete match | repaired |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in result["rows"]:
         lines.append(
             f"| {row['decoding']} | {row['beam']} | {row['sentences_per_second']} | {row['recall']:.2f} | "
             f"{row['precision']:.2f} | "
-            f"**{row['f1']:.2f}** | {row['complete_match']:.2f} | {row['repaired']} of {row['sentences']} |"
+            f"**{row['f1']:.2f}** | {row['f1_up_to_40']:.2f} | {row['complete_match']:.2f} | "
+            f"{row['repaired']} of {row['sentences']} |"
         )
     names = list(result["rows"][0]["f1_by_length"])
     header = "| decoding | beam | " + " | ".join(f"F1, {n} words" for n in names) + " |"

@@ -16,7 +16,15 @@ configure_from_environment()
 
 
 def load(path=None):
-    """Load a parser model directory (default: the shipped English model)."""
+    """Load a model directory (default: the shipped English model): the parser its kind calls for.
+
+    A dependency model gives a :class:`Parser`, a sequence-to-sequence model a
+    :class:`ConstituencyParser`; both have ``parse`` (and ``parse_kbest``).
+    """
+    from lstmparse.model_io import DEFAULT_MODEL, model_arch
+
+    if model_arch(path or DEFAULT_MODEL) == "seq2seq":
+        return load_constituency(path)
     from lstmparse.stacklstm.api import Parser
 
     return Parser.load(path)

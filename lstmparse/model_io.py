@@ -280,6 +280,37 @@ def store_half_precision(directory: str | Path) -> None:
     save_directory(directory, stored, vocab, halved, config["format_version"])
 
 
+def average_directories(sources: list[str | Path], target: str | Path) -> None:
+    """Write the model whose every parameter is the mean of the ``sources``' (checkpoint averaging).
+
+    The sources must be one run's checkpoints (``train --keep-epochs``): the same
+    architecture, vocabularies and parameter shapes; averaging the weights of a
+    run's last epochs often beats each of them (Polyak averaging), at no cost in
+    parsing time.  The target keeps the last source's configuration, with the
+    sources named in its training record.
+    """
+    if len(sources) < 2:
+        raise ModelError("averaging needs at least two models")
+    loaded = [load_directory(source) for source in sources]
+    config, vocab, params = loaded[-1]
+    for source, (other_config, other_vocab, other_params) in zip(sources, loaded, strict=True):
+        same_shapes = other_params.keys() == params.keys() and all(
+            other_params[name].shape == value.shape for name, value in params.items()
+        )
+        if other_config.get("arch") != config.get("arch") or other_vocab != vocab or not same_shapes:
+            raise ModelError(
+                f"{source}: not a checkpoint of the same model as {sources[-1]} (architecture, "
+                "vocabulary or parameter shapes differ)"
+            )
+    averaged = {
+        name: np.mean([p[name].astype(np.float64) for _, _, p in loaded], axis=0).astype(value.dtype)
+        for name, value in params.items()
+    }
+    stored = {key: value for key, value in config.items() if key not in ("format_version", "vocab_file", "params_file")}
+    training = dict(stored.get("training", {}), averaged_from=[str(source) for source in sources])
+    save_directory(target, stored | {"training": training}, vocab, averaged, config["format_version"])
+
+
 def upgrade_directory(directory: str | Path, named: dict) -> None:
     """Rewrite a format-1 model directory as format 2: the same arrays (and precision) under format-2 names.
 

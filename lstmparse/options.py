@@ -22,6 +22,7 @@ class RunOptions:
     dev: str | None = None
     epochs: int = 30
     max_minutes: float | None = None  # wall-clock budget, dev evaluation included
+    keep_epochs: bool = False  # also save every epoch's model under model_dir/epochs/N (for averaging)
     batch_size: int = 1  # sentences per update
     learning_rate: float = 0.1
     dropout: float = 0.0

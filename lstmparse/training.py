@@ -16,6 +16,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 import click
@@ -25,6 +26,7 @@ import numpy as np
 from lstmparse.options import RunOptions
 
 T = TypeVar("T")
+EPOCHS_DIRECTORY = "epochs"  # under the model directory: each epoch's model, with --keep-epochs
 DEV_MARGIN = 1.2  # an epoch under a time budget stops this many dev passes before the deadline
 
 
@@ -84,8 +86,10 @@ def train_epochs(
 
     ``options`` is the family's options (a :class:`RunOptions`).  ``best`` is the score to beat (a
     resumed run's best so far).  The model is saved whenever an epoch beats it, so
-    ``model_dir`` always holds the best model.  ``started``: when the run began,
-    data reading included, for the time budget.
+    ``model_dir`` always holds the best model; with ``options.keep_epochs`` every
+    epoch's model is also kept, in ``model_dir/epochs/N``, for checkpoint averaging
+    (:func:`lstmparse.model_io.average_directories`).  ``started``: when the run
+    began, data reading included, for the time budget.
     """
     model_dir, max_minutes = options.model_dir, options.max_minutes
     started = time.time() if started is None else started
@@ -108,6 +112,8 @@ def train_epochs(
             best = best if score is None else score
             record["best_epoch"] = epoch + 1
             hooks.save(model_dir, record)
+        if options.keep_epochs:
+            hooks.save(str(Path(model_dir) / EPOCHS_DIRECTORY / str(epoch + 1)), record)
         stop = hooks.after_epoch(model_dir, record, improved)
         print(hooks.epoch_line(entry, improved), file=log, flush=True)
         if entry["sentences"] < len(hooks.examples):

@@ -172,3 +172,27 @@ def test_resuming_a_revision_1_model_trains_it_under_revision_2(tmp_path, small_
     assert "revision-1 model" in log.getvalue()
     assert record["revision_1_epochs"] == 1 and record["best_epoch"] == 2  # old dev scores do not compete
     assert StackLSTMParser.load(str(tmp_path / "m")).training["revision_1_epochs"] == 1
+
+
+def test_averaging_checkpoints_means_every_parameter_and_refuses_other_models(tmp_path, parser, small_treebank):
+    model, sentences = parser
+    first, second = tmp_path / "1", tmp_path / "2"
+    model.save(str(first))
+    shifted = {name: value + 1.0 for name, value in model_io.load_directory(first)[2].items()}
+    config, vocab, _ = model_io.load_directory(first)
+    stored = {k: v for k, v in config.items() if k not in ("format_version", "vocab_file", "params_file")}
+    model_io.save_directory(second, stored, vocab, shifted)
+    model_io.average_directories([first, second], tmp_path / "mean")
+    _, _, original = model_io.load_directory(first)
+    mean_config, _, mean = model_io.load_directory(tmp_path / "mean")
+    for name, value in original.items():
+        np.testing.assert_allclose(mean[name], value + 0.5, rtol=1e-6, atol=1e-6)
+    assert mean_config["training"]["averaged_from"] == [str(first), str(second)]
+    StackLSTMParser.load(str(tmp_path / "mean"))  # a model like any other
+    other_sentences = read_treebank(str(small_treebank["train"]))[:5]
+    system = make_system("arc-standard", {d for s in other_sentences for d in s.deprels})
+    StackLSTMParser(system, ["words"], build_vocabularies(other_sentences)).save(str(tmp_path / "other"))
+    with pytest.raises(ModelError, match="not a checkpoint of the same model"):
+        model_io.average_directories([first, tmp_path / "other"], tmp_path / "bad")
+    with pytest.raises(ModelError, match="at least two"):
+        model_io.average_directories([first], tmp_path / "bad")

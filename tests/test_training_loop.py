@@ -16,7 +16,7 @@ class ScriptedFamily(TrainingHooks):
     def __init__(self, scores, seen=None, stop_after=None):
         self.examples = list(range(10))
         self.scores, self.seen, self.stop_after = scores, seen or {}, stop_after
-        self.saved, self.trained = [], []
+        self.saved, self.trained, self.kept = [], [], []
 
     def train_epoch(self, epoch, stop_at):
         self.trained.append(epoch)
@@ -30,7 +30,10 @@ class ScriptedFamily(TrainingHooks):
         return -entry["loss_per_word"]
 
     def save(self, model_dir, record):
-        self.saved.append(record["epochs"][-1]["epoch"])
+        if "/epochs/" in model_dir:
+            self.kept.append(model_dir)
+        else:
+            self.saved.append(record["epochs"][-1]["epoch"])
 
     def dev_report(self, entry):
         return f"dev score {entry['dev_score']}"
@@ -39,9 +42,9 @@ class ScriptedFamily(TrainingHooks):
         return "enough" if record["epochs"][-1]["epoch"] == self.stop_after else None
 
 
-def run(family, epochs=5, record=None, best=-float("inf"), max_minutes=None):
+def run(family, epochs=5, record=None, best=-float("inf"), max_minutes=None, keep_epochs=False):
     log = io.StringIO()
-    options = RunOptions(train="t", model_dir="m", epochs=epochs, max_minutes=max_minutes)
+    options = RunOptions(train="t", model_dir="m", epochs=epochs, max_minutes=max_minutes, keep_epochs=keep_epochs)
     record = train_epochs(family, options, record or {"epochs": []}, best, log)
     return record, log.getvalue()
 
@@ -51,6 +54,15 @@ def test_the_model_is_saved_exactly_when_the_dev_score_improves():
     record, log = run(family)
     assert family.saved == [1, 2, 5] and record["best_epoch"] == 5
     assert log.count("saved") == 3 and "dev score 2.0" in log and "loss/word 0.5000" in log
+
+
+def test_keep_epochs_saves_every_epoch_beside_the_best():
+    family = ScriptedFamily([1.0, 3.0, 2.0])
+    run(family, epochs=3, keep_epochs=True)
+    assert family.kept == ["m/epochs/1", "m/epochs/2", "m/epochs/3"] and family.saved == [1, 2]
+    unkept = ScriptedFamily([1.0, 3.0, 2.0])
+    run(unkept, epochs=3)
+    assert unkept.kept == []
 
 
 def test_without_a_dev_set_the_family_chooses_by_its_own_measure():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from lstmparse import backend
+from lstmparse.cli.average import average
 from lstmparse.cli.corpus import parse_corpus
 from lstmparse.cli.evaluate import evaluate
 from lstmparse.cli.parse import parse
@@ -31,5 +32,5 @@ def main(gpu, dynet_gpus, dynet_devices) -> None:
         backend.request_gpu(dynet_gpus or 1, dynet_devices)
 
 
-for command in (train, parse, parse_corpus, evaluate, oracle, rerank, score, sample):
+for command in (train, parse, parse_corpus, evaluate, average, oracle, rerank, score, sample):
     main.add_command(command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 
 import click
@@ -28,7 +29,8 @@ from lstmparse.formats import FORMATS
     default=1,
     show_default=True,
     type=click.IntRange(min=1),
-    help="write the K best trees per sentence, ranked and scored (needs --beam >= K)",
+    help="write the K best trees per sentence, ranked and scored (needs --beam >= K); constituency models write "
+    "a block per sentence of 'rank<TAB>log-probability<TAB>tree' lines",
 )
 @click.option(
     "--jobs",
@@ -93,16 +95,21 @@ def parse(
         )
 
 
-def _bracketed_line(parsed) -> str:
-    return parsed.to_bracketed() + "\n"
+def _bracketed_lines(candidates, kbest: bool) -> str:
+    """One tree per line; with --kbest, a block per sentence of ``rank<TAB>log-probability<TAB>tree`` lines."""
+    if not kbest:
+        return candidates[0].to_bracketed() + "\n"
+    return "".join(f"{c.rank}\t{c.log_prob:.4f}\t{c.to_bracketed()}\n" for c in candidates) + "\n"
 
 
 def _parse_constituency(
     model_dir, input_file, output_file, input_format, beam, constrained, kbest, jobs, quiet, memory_mb
 ):
     """Parse with a seq2seq model: one bracketed tree per line, and how many outputs needed repair."""
-    if kbest > 1 or jobs > 1:
-        raise click.BadParameter("constituency models parse with --beam only (no --kbest, --jobs)")
+    if jobs > 1:
+        raise click.BadParameter("constituency models parse in one process (batched beam search)", param_hint="--jobs")
+    if kbest > beam:
+        raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
     backend.configure(seed=1, memory_mb=memory_mb)
     from lstmparse.formats import read_sentences
     from lstmparse.ptb import iter_ptb
@@ -113,9 +120,11 @@ def _parse_constituency(
     load_seconds = time.time() - load_start
     inputs = iter_ptb(input_file) if input_format == "ptb" else read_sentences(input_file, input_format)
     start, sentences, repaired = time.time(), 0, 0
-    for parsed in written(output_file, parser.parse(inputs, beam, constrained), _bracketed_line, quiet, input_file):
+    parsed = parser.parse_kbest(inputs, beam, kbest, constrained)
+    lines = functools.partial(_bracketed_lines, kbest=kbest > 1)
+    for candidates in written(output_file, parsed, lines, quiet, input_file):
         sentences += 1
-        repaired += parsed.repaired
+        repaired += candidates[0].repaired
     seconds = max(time.time() - start, 1e-9)
     if not quiet:
         click.echo(

@@ -111,6 +111,12 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
 @family_option(
     "--max-minutes", type=click.FloatRange(min=0, min_open=True), help="wall-clock budget, dev evaluation included"
 )
+@family_option(
+    "--keep-epochs",
+    is_flag=True,
+    default=None,
+    help="also keep each epoch's model in MODEL_DIR/epochs/N (for average)",
+)
 @family_option("--batch-size", type=click.IntRange(min=1), help="sentences per update " + _defaults("batch_size"))
 @family_option(
     "--learning-rate",
@@ -278,7 +284,7 @@ def _refuse_foreign_options(ctx: click.Context, arch: str) -> None:
 def _common(given: dict) -> dict:
     """The options every family's dataclass has, under its field names."""
     renamed = {"train_file": "train", "dev_file": "dev"}
-    shared = ("model_dir", "epochs", "max_minutes", "batch_size", "learning_rate", "dropout", "seed")
+    shared = ("model_dir", "epochs", "max_minutes", "keep_epochs", "batch_size", "learning_rate", "dropout", "seed")
     return {renamed.get(name, name): value for name, value in given.items() if name in shared or name in renamed}
 
 

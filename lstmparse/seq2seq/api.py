@@ -1,9 +1,11 @@
 """The loaded constituency parser that the command line and users call.
 
 import lstmparse
-constituency = lstmparse.load_constituency("runs/gum_seq2seq")  # see models/README.md
-for tree in constituency.parse([["The", "dog", "barks", "."]]):
+constituency = lstmparse.load("models/en_gum_seq2seq")  # see models/README.md
+for tree in constituency.parse("The dog barks .\nIt is late ."):
     print(tree.to_bracketed())
+for candidates in constituency.parse_kbest([["The", "dog", "barks", "."]], beam=10, k=3):
+    print([(c.rank, round(c.log_prob, 2)) for c in candidates])
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lstmparse.batching import SENTENCE_WINDOW, windows
-from lstmparse.errors import ModelError
+from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence
-from lstmparse.ptb import PTBTree, to_bracketed
+from lstmparse.ptb import PTBTree, escape_word, to_bracketed
 from lstmparse.seq2seq.linearization import delinearize
 from lstmparse.seq2seq.model import Seq2SeqParser
 
@@ -27,6 +29,7 @@ class ParsedTree:
     tree: PTBTree
     repaired: bool
     log_prob: float
+    rank: int = 1
 
     def to_bracketed(self) -> str:
         return to_bracketed(self.tree)
@@ -46,31 +49,62 @@ class ConstituencyParser:
 
     def parse(
         self,
-        sentences: Iterable[PTBTree | Sentence | Sequence[str]],
+        sentences: str | Iterable[PTBTree | Sentence | Sequence[str] | str],
         beam: int = 10,
         constrained: bool = True,
-        batch_size: int = 64,
+        batch_size: int = 128,
     ) -> Iterator[ParsedTree]:
-        """Parse token lists, CoNLL-U sentences or bracketed trees (re-parsed from their words), in order.
+        """Parse sentences, in order: the best tree of each sentence's beam.
 
-        A tree's POS tags are kept on the output's preterminals; other inputs get XX.
-        ``constrained`` decoding only follows prefixes of well-formed trees; without
-        it, as in the paper, a malformed output is repaired afterwards.  Sentences
-        are read ``SENTENCE_WINDOW`` at a time, and those of one length decoded
-        together, ``batch_size`` hypotheses (sentences times beam) per batch.
+        ``sentences`` is text (one sentence per line, tokens separated by spaces) or
+        an iterable of token lists, strings (one sentence each), CoNLL-U sentences or
+        bracketed trees (re-parsed from their words).  A tree's POS tags are kept on
+        the output's preterminals; other inputs get XX.  ``constrained`` decoding only
+        follows prefixes of well-formed trees; without it, as in the paper, a malformed
+        output is repaired afterwards.  ``batch_size`` hypotheses (sentences times
+        beam) are decoded together; the trees are those of one sentence at a time.
         """
-        for batch in windows(sentences, SENTENCE_WINDOW):
+        for candidates in self.parse_kbest(sentences, beam, 1, constrained, batch_size):
+            yield candidates[0]
+
+    def parse_kbest(
+        self,
+        sentences: str | Iterable[PTBTree | Sentence | Sequence[str] | str],
+        beam: int = 10,
+        k: int = 1,
+        constrained: bool = True,
+        batch_size: int = 128,
+    ) -> Iterator[list[ParsedTree]]:
+        """For each sentence (in order) the ``k`` best trees of its beam, best first (``k <= beam``).
+
+        Each tree carries its rank and the log-probability the model gives the
+        sequence the search found (before any repair).
+        """
+        if not 1 <= k <= beam:
+            raise ValueError(f"k = {k} needs 1 <= k <= beam (beam = {beam})")
+        if isinstance(sentences, str):
+            sentences = sentences.splitlines()
+        for batch in windows((item for item in sentences if not _blank(item)), SENTENCE_WINDOW):
             words = [words_of(item) for item in batch]
             tags = [item.tags if isinstance(item, PTBTree) else None for item in batch]
-            decoded_batch = self.model.decode_many(words, beam, constrained, batch_size)
+            decoded_batch = self.model.kbest_many(words, beam, k, constrained, batch_size)
             for decoded, forms, tree_tags in zip(decoded_batch, words, tags, strict=True):
-                tree = delinearize(decoded.tokens, forms, tree_tags)
-                yield ParsedTree(tree, decoded.repaired, decoded.log_prob)
+                yield [
+                    ParsedTree(delinearize(d.tokens, forms, tree_tags), d.repaired, d.log_prob, rank)
+                    for rank, d in enumerate(decoded, start=1)
+                ]
 
 
-def words_of(item: PTBTree | Sentence | Sequence[str]) -> list[str]:
+def _blank(item: object) -> bool:
+    """A blank line of text input: not a sentence."""
+    return isinstance(item, str) and not item.strip()
+
+
+def words_of(item: PTBTree | Sentence | Sequence[str] | str) -> list[str]:
+    """The words to parse, written as a bracketed tree holds them (parentheses as -LRB-/-RRB-)."""
     if isinstance(item, PTBTree):
         return item.words
-    if isinstance(item, Sentence):
-        return item.forms
-    return list(item)
+    forms = item.forms if isinstance(item, Sentence) else item.split() if isinstance(item, str) else list(item)
+    if not forms or not all(isinstance(form, str) and form and not any(c.isspace() for c in form) for form in forms):
+        raise InputError("<input>", None, f"a sentence must be non-empty words without spaces: {item!r}")
+    return [escape_word(form) for form in forms]

@@ -25,20 +25,20 @@ each word's, so that rare and unseen words are known by their spelling.
 
 Training is teacher-forced on minibatches of sentences of equal length, so that
 each step is one dense batched operation (padding only on the target side, where a
-mask zeroes the loss).  Decoding is beam search with the beam as the batch
-(section 2.1: "beam search ... size 10"); an output that is not a well-formed tree
-with one leaf per word is repaired (section 3.2) and counted.
+mask zeroes the loss).  Decoding is beam search (section 2.1: "beam search ...
+size 10") over many sentences of any length at once (:mod:`lstmparse.seq2seq.decoding`);
+an output that is not a well-formed tree with one leaf per word is repaired (section
+3.2) and counted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 
 import dynet as dy
 import numpy as np
 
-from lstmparse.batching import length_batches
 from lstmparse.errors import ModelError
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
@@ -50,17 +50,13 @@ from lstmparse.model_io import (
     model_contents,
     save_directory,
 )
-from lstmparse.seq2seq.linearization import LEAF, Prefix, is_well_formed, repair
+from lstmparse.seq2seq.decoding import beam_search_batch, decoding_batches
+from lstmparse.seq2seq.linearization import LEAF, is_well_formed, repair
 from lstmparse.seq2seq.options import Seq2SeqDimensions
 from lstmparse.vocab import Vocabulary
 
 ARCH = "seq2seq"
 END = "</s>"  # ends every target sequence and starts the decoder
-
-
-def max_output_length(words: int) -> int:
-    """Where decoding stops: linearized GUM trees have at most 5 tokens per word."""
-    return 6 * words + 10
 
 
 @dataclass
@@ -293,145 +289,48 @@ class Seq2SeqParser:
         return self.beam_search_batch([words], beam, constrained, max_length)[0]
 
     def beam_search_batch(
-        self, batch: Sequence[Sequence[str]], beam: int = 10, constrained: bool = False, max_length: int | None = None
+        self,
+        batch: Sequence[Sequence[str]],
+        beam: int = 10,
+        constrained: bool = False,
+        max_length: int | None = None,
     ) -> list[list[tuple[list[str], float]]]:
-        """``beam_search`` of sentences of one length at once: all their hypotheses are one batch."""
-        dy.renew_cg()
-        self.set_dropout(0.0)
-        words = len(batch[0])
-        max_length = max_length or max_output_length(words)
-        memory = self.encode(batch)
-        state, context = self._start(len(batch), memory.final)
-        searches = [_Search() for _ in batch]
-        # sentence, token ids, what they allow next, score, words placed (XX emitted)
-        hypotheses = [(index, [], Prefix(), 0.0, 0) for index in range(len(batch))]
-        read, read_owners = memory, list(range(len(batch)))  # the memory each hypothesis reads
-        for _ in range(max_length):
-            owners = [hypothesis[0] for hypothesis in hypotheses]
-            if owners != read_owners:  # hypotheses died or moved: regather (a copy of every sentence's memory)
-                read, read_owners = _memory_of(memory, owners, len(batch)), owners
-            previous = [ids[-1] if ids else self.end_id for _, ids, _, _, _ in hypotheses]
-            placed = np.array([hypothesis[4] for hypothesis in hypotheses])
-            state, context, output = self._step(read, state, previous, context, self._pointer(placed, batch[0]))
-            log_probs = self._log_probs(output, [hypothesis[2] for hypothesis in hypotheses], words, constrained)
-            columns: dict[int, list[int]] = {}
-            for column, owner in enumerate(owners):
-                columns.setdefault(owner, []).append(column)
-            survivors = []
-            for owner, owned in columns.items():
-                survivors += self._extend(searches[owner], hypotheses, owned, log_probs, beam, constrained)
-            if not survivors:
-                break
-            hypotheses = [hypothesis for hypothesis, _ in survivors]
-            parents = [parent for _, parent in survivors]
-            state = self.decoder.initial_state([dy.pick_batch_elems(v, parents) for v in state.s()])
-            context = dy.pick_batch_elems(context, parents)
-        else:
-            for owner, ids, _, score, _ in hypotheses:
-                searches[owner].finished.append((ids, score))
-        return [search.best(beam, self._strings) for search in searches]
-
-    def _extend(
-        self, search: _Search, hypotheses: list, owned: list[int], log_probs: np.ndarray, beam: int, constrained: bool
-    ) -> list[tuple[tuple, int]]:
-        """One sentence's step: its ``beam`` best extensions; finished ones leave, the others go on.
-
-        ``owned`` are the sentence's columns of ``log_probs`` (its hypotheses).
-        Returns the continuing hypotheses with the column they extend, none once
-        ``beam`` sequences have finished.
-        """
-        totals = log_probs[:, owned] + np.array([hypotheses[c][3] for c in owned])[None, :]
-        best = [i for i in np.argsort(totals, axis=None)[::-1][:beam] if np.isfinite(totals.flat[i])]
-        alive = []
-        for token, position in zip(*np.unravel_index(best, totals.shape), strict=True):
-            owner, ids, prefix, _, placed = hypotheses[owned[position]]
-            score = float(totals[token, position])
-            if token == self.end_id:
-                search.finished.append((ids, score))
-            else:
-                following = prefix.then(self.targets.strings[token]) if constrained else prefix
-                extended = (owner, ids + [int(token)], following, score, placed + (token == self.leaf_id))
-                alive.append((extended, owned[position]))
-        return [] if len(search.finished) >= beam else alive
-
-    def _log_probs(self, output, prefixes: Sequence[Prefix], words: int, constrained: bool) -> np.ndarray:
-        """(tokens x hypotheses) log-probabilities; disallowed tokens at minus infinity."""
-        log_probs = dy.log_softmax(output).npvalue().reshape(len(self.targets), -1)
-        log_probs[0] = -np.inf  # the unknown token is never an output
-        if constrained:
-            log_probs += np.stack([self._allowed(prefix, words) for prefix in prefixes], axis=1)
-        return log_probs
-
-    def _allowed(self, prefix: Prefix, words: int) -> np.ndarray:
-        """0 for the tokens ``prefix`` allows next, minus infinity for the others."""
-        mask = np.full(len(self.targets), -np.inf)
-        if prefix.can_place_word(words):
-            mask[self.leaf_id] = 0.0
-            mask[self.open_ids] = 0.0
-        label = prefix.closable()
-        if label is not None and label in self.close_ids:
-            mask[self.close_ids[label]] = 0.0
-        if prefix.can_end(words):
-            mask[self.end_id] = 0.0
-        return mask
+        """``beam_search`` of sentences of any lengths at once (:mod:`lstmparse.seq2seq.decoding`)."""
+        found = beam_search_batch(self, batch, beam, constrained, max_length)
+        return [[(self._strings(f.ids), f.log_prob) for f in sentence] for sentence in found]
 
     def _strings(self, ids: Sequence[int]) -> list[str]:
         return [self.targets.strings[i] for i in ids]
-
-    def greedy_batch(self, batch: Sequence[Sequence[str]], constrained: bool = False) -> list[tuple[list[str], float]]:
-        """Beam 1 for sentences of one length at once: each step is one batched operation."""
-        dy.renew_cg()
-        self.set_dropout(0.0)
-        memory = self.encode(batch)
-        state, context = self._start(len(batch), memory.final)
-        previous = [self.end_id] * len(batch)
-        sequences: list[list[int]] = [[] for _ in batch]
-        prefixes = [Prefix()] * len(batch)
-        scores = np.zeros(len(batch))
-        done = np.zeros(len(batch), dtype=bool)
-        placed = np.zeros(len(batch), dtype=int)
-        for _ in range(max_output_length(len(batch[0]))):
-            state, context, output = self._step(memory, state, previous, context, self._pointer(placed, batch[0]))
-            log_probs = self._log_probs(output, prefixes, len(batch[0]), constrained)
-            best = np.argmax(log_probs, axis=0)
-            for index, token in enumerate(best.tolist()):
-                if not done[index]:
-                    scores[index] += log_probs[token, index]
-                    if token == self.end_id:
-                        done[index] = True
-                    else:
-                        sequences[index].append(token)
-                        if constrained:
-                            prefixes[index] = prefixes[index].then(self.targets.strings[token])
-            if done.all():
-                break
-            previous = best.tolist()
-            placed += best == self.leaf_id
-        return [(self._strings(ids), float(score)) for ids, score in zip(sequences, scores, strict=True)]
 
     def decode(self, words: Sequence[str], beam: int = 10, constrained: bool = False) -> Decoded:
         """The best sequence of the beam, repaired into a tree of ``len(words)`` leaves if need be."""
         return _well_formed(*self.beam_search(words, beam, constrained)[0], len(words))
 
     def decode_many(
-        self, sentences: Sequence[Sequence[str]], beam: int = 10, constrained: bool = False, batch_size: int = 64
+        self, sentences: Sequence[Sequence[str]], beam: int = 10, constrained: bool = False, batch_size: int = 128
     ) -> list[Decoded]:
-        """``decode`` of each sentence, in input order.
+        """``decode`` of each sentence, in input order."""
+        return [found[0] for found in self.kbest_many(sentences, beam, 1, constrained, batch_size)]
 
-        Sentences of one length are decoded together, ``batch_size`` hypotheses at
-        a time (``batch_size // beam`` sentences): greedy or beam search, the
-        results are those of one sentence at a time.
+    def kbest_many(
+        self,
+        sentences: Sequence[Sequence[str]],
+        beam: int = 10,
+        k: int = 1,
+        constrained: bool = False,
+        batch_size: int = 128,
+    ) -> list[list[Decoded]]:
+        """The ``k`` best sequences of each sentence's beam (best first, ``k <= beam``), in input order.
+
+        Sentences are sorted by length and decoded ``batch_size`` hypotheses (sentences
+        times beam) at a time; the results are those of one sentence at a time.
         """
-        decoded: list[Decoded | None] = [None] * len(sentences)
-        per_batch = max(1, batch_size // beam)
-        for indices in length_batches(range(len(sentences)), lambda i: len(sentences[i]), per_batch):
-            batch = [sentences[i] for i in indices]
-            if beam == 1:
-                results = self.greedy_batch(batch, constrained)
-            else:
-                results = [found[0] for found in self.beam_search_batch(batch, beam, constrained)]
-            for index, (tokens, log_prob) in zip(indices, results, strict=True):
-                decoded[index] = _well_formed(tokens, log_prob, len(sentences[index]))
+        decoded: list[list[Decoded]] = [[] for _ in sentences]
+        for indices in decoding_batches([len(words) for words in sentences], beam, batch_size):
+            found = self.beam_search_batch([sentences[i] for i in indices], beam, constrained)
+            for index, sequences in zip(indices, found, strict=True):
+                words = len(sentences[index])
+                decoded[index] = [_well_formed(tokens, log_prob, words) for tokens, log_prob in sequences[:k]]
         return decoded
 
     # -- saving ------------------------------------------------------------------
@@ -467,26 +366,6 @@ class Seq2SeqParser:
         assign_values(parser.model, parser.named_parameters(), params, config["format_version"])
         parser.training_record = config.get("training", {})
         return parser
-
-
-@dataclass
-class _Search:
-    """One sentence's finished sequences during a batched beam search."""
-
-    finished: list[tuple[list[int], float]] = field(default_factory=list)
-
-    def best(self, beam: int, strings: Callable[[Sequence[int]], list[str]]) -> list[tuple[list[str], float]]:
-        ranked = sorted(self.finished, key=lambda item: -item[1])[:beam]
-        return [(strings(ids), score) for ids, score in ranked]
-
-
-def _memory_of(memory: Memory, owners: list[int], sentences: int) -> Memory:
-    """The encoded sentences repeated for each hypothesis (by its sentence), as one batch."""
-    if sentences == 1:  # batch-1 memory broadcasts over the hypotheses
-        return memory
-    pick = dy.pick_batch_elems
-    pointable = pick(memory.pointable, owners) if memory.pointable is not None else None
-    return Memory(pick(memory.outputs, owners), pick(memory.projected, owners), pointable, memory.final)
 
 
 def _well_formed(tokens: list[str], log_prob: float, words: int) -> Decoded:

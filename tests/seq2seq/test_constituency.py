@@ -412,33 +412,43 @@ def test_parse_text_writes_one_tree_per_line_with_xx_tags(trained_model: Path) -
     assert len(result.stdout.splitlines()) == 2
 
 
-def test_batched_greedy_decoding_equals_beam_one(any_model: Path, small_gum) -> None:
+@pytest.mark.parametrize("constrained", [False, True], ids=["unconstrained", "constrained"])
+@pytest.mark.parametrize("beam", [1, 3])
+def test_decoding_does_not_depend_on_the_batch(any_model: Path, small_gum, beam: int, constrained: bool) -> None:
+    """Sentences of different lengths share batches (padded memory): each is decoded as if alone."""
     import lstmparse as api
 
     parser = api.load_constituency(any_model)
-    sentences = [t.words for t in read_ptb(small_gum[1])][:12]
-    for constrained in (False, True):
-        batched = parser.model.decode_many(sentences, beam=1, constrained=constrained)
-        single = [parser.model.decode(words, beam=1, constrained=constrained) for words in sentences]
-        assert [d.tokens for d in batched] == [d.tokens for d in single]
-        assert [d.log_prob for d in batched] == pytest.approx([d.log_prob for d in single], abs=1e-3)
+    sentences = [t.words for t in read_ptb(small_gum[1])][:14] + [["Hello"], ["a", "b"]]
+    assert len({len(words) for words in sentences}) > 5
+    alone = [parser.model.beam_search(words, beam, constrained) for words in sentences]
+    together = parser.model.beam_search_batch(sentences, beam, constrained)
+    assert [[tokens for tokens, _ in found] for found in together] == [[t for t, _ in f] for f in alone]
+    for found, expected in zip(together, alone, strict=True):
+        assert [score for _, score in found] == pytest.approx([score for _, score in expected], abs=1e-3)
+    for batch_size in (1, 7, 500):  # the batches decode_many forms: one sentence, a few, all
+        decoded = parser.model.decode_many(sentences, beam, constrained, batch_size)
+        assert [d.tokens for d in decoded] == [d.tokens for d in (f for f in map(_best, alone, sentences))]
 
 
-def test_batched_beam_search_equals_one_sentence_at_a_time(any_model: Path, small_gum) -> None:
-    import lstmparse as api
+def _best(found: list, words: list[str]):
+    from lstmparse.seq2seq.model import _well_formed
 
-    parser = api.load_constituency(any_model)
-    by_length: dict[int, list[list[str]]] = {}
-    for tree in read_ptb(small_gum[1]):
-        by_length.setdefault(len(tree), []).append(tree.words)
-    batch = max(by_length.values(), key=len)[:4]
-    assert len(batch) >= 2
-    for constrained in (False, True):
-        together = parser.model.beam_search_batch(batch, 3, constrained)
-        alone = [parser.model.beam_search(words, 3, constrained) for words in batch]
-        assert [[tokens for tokens, _ in found] for found in together] == [[t for t, _ in f] for f in alone]
-        for found, expected in zip(together, alone, strict=True):
-            assert [score for _, score in found] == pytest.approx([score for _, score in expected], abs=1e-3)
+    return _well_formed(*found[0], len(words))
+
+
+def test_decoding_batches_put_long_sentences_first_and_fewer_together() -> None:
+    from lstmparse.seq2seq.decoding import BUDGET_WORDS, decoding_batches
+
+    lengths = [5, 80, 12, 33, 5, 160, 7, 20] * 10
+    batches = decoding_batches(lengths, beam=4, hypotheses=32)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    firsts = [lengths[batch[0]] for batch in batches]
+    assert firsts == sorted(firsts, reverse=True)
+    for batch in batches:
+        longest = lengths[batch[0]]
+        assert len(batch) <= max(1, 32 * BUDGET_WORDS // max(longest, BUDGET_WORDS) // 4)
+    assert len(batches[-2]) == 8  # short sentences fill batches: 32 hypotheses of beam 4
 
 
 def test_beam_scores_are_the_sequences_log_probabilities_best_first(any_model: Path, small_gum) -> None:
@@ -505,3 +515,66 @@ def test_bracketed_input_with_an_error_writes_every_tree_before_it(trained_model
     error = result.stderr.strip().splitlines()[-1]
     assert error == f"lstmparse: {source}:3: unbalanced brackets: 1 left open at the end of the file"
     assert len(result.stdout.splitlines()) == 2
+
+
+def test_load_gives_a_constituency_parser_that_reads_text_and_token_lists(trained_model: Path) -> None:
+    import lstmparse as api
+
+    parser = api.load(trained_model)
+    assert isinstance(parser, api.ConstituencyParser)
+    from_text = [p.to_bracketed() for p in parser.parse("The cat sat .\n\nWhy ( really ) ?\n", beam=2)]
+    from_lists = [p.to_bracketed() for p in parser.parse([["The", "cat", "sat", "."], "Why ( really ) ?"], beam=2)]
+    assert from_text == from_lists
+    assert [parse_ptb_text(tree)[0].words for tree in from_text] == [
+        ["The", "cat", "sat", "."],
+        ["Why", "-LRB-", "really", "-RRB-", "?"],
+    ]
+    with pytest.raises(InputError, match="non-empty words"):
+        list(parser.parse([[]]))
+
+
+def test_kbest_trees_are_ranked_by_score_and_the_first_is_the_parse(any_model: Path, small_gum) -> None:
+    import lstmparse as api
+
+    parser = api.load(any_model)
+    sentences = [t.words for t in read_ptb(small_gum[1])][:6]
+    best = [p.to_bracketed() for p in parser.parse(sentences, beam=4)]
+    kbest = list(parser.parse_kbest(sentences, beam=4, k=3))
+    assert [candidates[0].to_bracketed() for candidates in kbest] == best
+    for words, candidates in zip(sentences, kbest, strict=True):
+        assert [c.rank for c in candidates] == list(range(1, len(candidates) + 1))
+        assert [c.log_prob for c in candidates] == sorted((c.log_prob for c in candidates), reverse=True)
+        assert all(c.tree.words == words for c in candidates)
+    with pytest.raises(ValueError, match="k = 5"):
+        list(parser.parse_kbest(sentences, beam=4, k=5))
+
+
+def test_parse_kbest_writes_a_scored_block_per_sentence(trained_model: Path) -> None:
+    result = lstmparse(
+        "parse", "--model", str(trained_model), "--input-format", "text", "--beam", "3", "--kbest", "2",
+        stdin="The cat sat .\nA dog .\n",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    blocks = result.stdout.split("\n\n")
+    assert blocks[-1] == "" and len(blocks) == 3
+    for block in blocks[:2]:
+        lines = [line.split("\t") for line in block.splitlines()]
+        assert [rank for rank, _, _ in lines] == ["1", "2"]
+        assert float(lines[0][1]) >= float(lines[1][1])
+        assert all(parse_ptb_text(tree) for _, _, tree in lines)
+    refused = lstmparse("parse", "--model", str(trained_model), "--beam", "2", "--kbest", "3", stdin="a\n")
+    assert refused.returncode == 2 and "--kbest 3" in refused.stderr
+
+
+def test_kept_epochs_average_into_a_model_that_parses(small_gum, tmp_path: Path) -> None:
+    model = trained_on_small_gum(small_gum, tmp_path, "--epochs", "2", "--hidden", "24", "--keep-epochs")
+    epochs = [model / "epochs" / "1", model / "epochs" / "2"]
+    assert all((epoch / "config.json").is_file() for epoch in epochs)
+    averaged = tmp_path / "averaged"
+    result = lstmparse("average", *map(str, epochs), "--output", str(averaged))
+    assert result.returncode == 0, result.stderr
+    parsed = lstmparse("parse", "--model", str(averaged), "--input-format", "text", "--beam", "2", stdin="A dog .\n")
+    assert parsed.returncode == 0, parsed.stderr
+    assert parse_ptb_text(parsed.stdout)[0].words == ["A", "dog", "."]
+    again = lstmparse("average", *map(str, epochs), "--output", str(averaged))
+    assert again.returncode == 2 and "--overwrite" in again.stderr
