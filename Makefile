@@ -39,10 +39,11 @@ bench-corpus: install
 	$(BIN)/python bench/corpus.py --treebank $(DATA)/ud/en_ewt/train.conllu --shards 8 --json bench/corpus.json
 
 # The seq2seq constituency parser on GUM test: F1, repairs, F1 by length, speed at beam 1 and 10.
-# make bench-constituency CONSTITUENCY_MODEL=DIR (a model trained as models/README.md says)
+# the shipped constituency model on GUM test, one core (CONSTITUENCY_MODEL=DIR for another)
+CONSTITUENCY_MODEL ?= models/en_gum_seq2seq
 bench-constituency: install
-	@test -n "$(CONSTITUENCY_MODEL)" || { echo "set CONSTITUENCY_MODEL=DIR (see models/README.md)"; exit 2; }
-	$(BIN)/python bench/constituency.py --model $(CONSTITUENCY_MODEL) --gold $(DATA)/const/gum/test.ptb
+	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/constituency.py --model $(CONSTITUENCY_MODEL) \
+		--gold $(DATA)/const/gum/test.ptb
 
 # DyNet with its CUDA backend, built from the dyNET source distribution on PyPI into .venv,
 # replacing the CPU-only dyNET38 wheel (same Python API). Needs cmake, a C++ compiler,

@@ -250,31 +250,33 @@ class _Search:
             if self.constrained:
                 log_probs[~slots.allowed(self.grammar)] = -np.inf
             parents, tokens, scores = self._select(log_probs + slots.score[None, :])
+            if not self.done.all():
+                self._extend(parents, tokens, scores, step)
             if self.done.all():
                 break
-            history = slots.history
-            slots.take(parents)
-            slots.score = scores
-            slots.history = [
-                (token, history[parent]) if np.isfinite(score) else None
-                for token, parent, score in zip(tokens.tolist(), parents.tolist(), scores.tolist(), strict=True)
-            ]
-            slots.advance(tokens, self.grammar, self.constrained)
-            for sentence in np.flatnonzero(~self.done & (self.limits <= step + 1)).tolist():
-                self._finish_unfinished(sentence)  # out of steps: the unfinished as they are
-            if self.done.all():
-                break
-            moved = [dy.pick_batch_elems(v, parents.tolist()) for v in [*state, context_gates]]
-            state, context_gates = moved[:-1], moved[-1]
+            state, context_gates = _picked([*state, context_gates], parents)
             live = ~self.done[slots.owner]
             if live.sum() <= 0.75 * len(live):  # compact: finished sentences leave the batch
                 kept = np.flatnonzero(live)
                 slots.take(kept)
                 read = self.memory.gather(slots.owner.tolist())
                 sentence_terms = dy.pick_batch_elems(self.memory.context_terms, slots.owner[:: self.beam].tolist())
-                moved = [dy.pick_batch_elems(v, kept.tolist()) for v in [*state, context_gates]]
-                state, context_gates = moved[:-1], moved[-1]
+                state, context_gates = _picked([*state, context_gates], kept)
         return [sorted(found, key=lambda item: -item.log_prob)[: self.beam] for found in self.finished]
+
+    def _extend(self, parents: np.ndarray, tokens: np.ndarray, scores: np.ndarray, step: int) -> None:
+        """The slots become their parents extended by ``tokens``; sentences out of steps end as they are."""
+        slots = self.slots
+        history = slots.history
+        slots.take(parents)
+        slots.score = scores
+        slots.history = [
+            (token, history[parent]) if np.isfinite(score) else None
+            for token, parent, score in zip(tokens.tolist(), parents.tolist(), scores.tolist(), strict=True)
+        ]
+        slots.advance(tokens, self.grammar, self.constrained)
+        for sentence in np.flatnonzero(~self.done & (self.limits <= step + 1)).tolist():
+            self._finish_unfinished(sentence)
 
     def _step(self, read: _Memory, sentence_terms: dy.Expression, state: list, context_gates: dy.Expression | None):
         """One decoder step for every slot: (new state, next step's context term, log-probabilities).
@@ -357,6 +359,12 @@ class _Search:
         for row in rows.tolist():
             self.finished[sentence].append(Found(_ids(self.slots.history[row]), float(self.slots.score[row])))
         self.done[sentence] = True
+
+
+def _picked(expressions: list[dy.Expression], slots: np.ndarray) -> tuple[list[dy.Expression], dy.Expression]:
+    """The per-slot state expressions (cells and hidden states, then the context term) for ``slots``."""
+    picked = [dy.pick_batch_elems(expression, slots.tolist()) for expression in expressions]
+    return picked[:-1], picked[-1]
 
 
 def _ids(history: tuple | None) -> list[int]:
