@@ -52,7 +52,7 @@ class ConstituencyParser:
         sentences: str | Iterable[PTBTree | Sentence | Sequence[str] | str],
         beam: int = 10,
         constrained: bool = True,
-        batch_size: int = 128,
+        batch_size: int = 64,
     ) -> Iterator[ParsedTree]:
         """Parse sentences, in order: the best tree of each sentence's beam.
 
@@ -73,7 +73,7 @@ class ConstituencyParser:
         beam: int = 10,
         k: int = 1,
         constrained: bool = True,
-        batch_size: int = 128,
+        batch_size: int = 64,
     ) -> Iterator[list[ParsedTree]]:
         """For each sentence (in order) the ``k`` best trees of its beam, best first (``k <= beam``).
 

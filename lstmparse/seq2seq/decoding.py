@@ -186,17 +186,19 @@ class _Slots:
 def decoding_batches(lengths: Sequence[int], beam: int, hypotheses: int) -> list[list[int]]:
     """Sentence indices in batches, longest sentences first, of about ``hypotheses`` hypotheses each.
 
-    A step's memory grows with hypotheses times words, and a batch keeps every
-    step's until it ends, so batches of sentences longer than ``BUDGET_WORDS`` hold
-    proportionally fewer hypotheses.  Longest first, DyNet's memory pool reaches its
-    largest size at the first batch and is reused by the others.
+    A step's memory grows with hypotheses times words (attention), a sentence takes
+    a number of steps that grows with its words, and the graph keeps every step's
+    values until the batch ends: so a batch's memory grows with hypotheses times
+    words squared, and batches of sentences longer than ``BUDGET_WORDS`` hold
+    fewer hypotheses by that square (down to one sentence).  Longest first, DyNet's
+    memory pool reaches its largest size at the first batch and is reused by the others.
     """
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
     batches: list[list[int]] = []
     for index in order:
         if batches:
             longest = lengths[batches[-1][0]]
-            allowed = max(1, hypotheses * BUDGET_WORDS // max(longest, BUDGET_WORDS) // beam)
+            allowed = max(1, hypotheses * BUDGET_WORDS**2 // max(longest, BUDGET_WORDS) ** 2 // beam)
             if len(batches[-1]) < allowed:
                 batches[-1].append(index)
                 continue

@@ -307,7 +307,7 @@ class Seq2SeqParser:
         return _well_formed(*self.beam_search(words, beam, constrained)[0], len(words))
 
     def decode_many(
-        self, sentences: Sequence[Sequence[str]], beam: int = 10, constrained: bool = False, batch_size: int = 128
+        self, sentences: Sequence[Sequence[str]], beam: int = 10, constrained: bool = False, batch_size: int = 64
     ) -> list[Decoded]:
         """``decode`` of each sentence, in input order."""
         return [found[0] for found in self.kbest_many(sentences, beam, 1, constrained, batch_size)]
@@ -318,7 +318,7 @@ class Seq2SeqParser:
         beam: int = 10,
         k: int = 1,
         constrained: bool = False,
-        batch_size: int = 128,
+        batch_size: int = 64,
     ) -> list[list[Decoded]]:
         """The ``k`` best sequences of each sentence's beam (best first, ``k <= beam``), in input order.
 

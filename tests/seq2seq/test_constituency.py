@@ -447,7 +447,7 @@ def test_decoding_batches_put_long_sentences_first_and_fewer_together() -> None:
     assert firsts == sorted(firsts, reverse=True)
     for batch in batches:
         longest = lengths[batch[0]]
-        assert len(batch) <= max(1, 32 * BUDGET_WORDS // max(longest, BUDGET_WORDS) // 4)
+        assert len(batch) <= max(1, 32 * BUDGET_WORDS**2 // max(longest, BUDGET_WORDS) ** 2 // 4)
     assert len(batches[-2]) == 8  # short sentences fill batches: 32 hypotheses of beam 4
 
 
