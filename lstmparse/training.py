@@ -10,6 +10,7 @@ model is saved and what its epoch line says (:class:`TrainingHooks`).
 
 from __future__ import annotations
 
+import copy
 import random
 import sys
 import time
@@ -113,7 +114,7 @@ def train_epochs(
             record["best_epoch"] = epoch + 1
             hooks.save(model_dir, record)
         if options.keep_epochs:
-            hooks.save(str(Path(model_dir) / EPOCHS_DIRECTORY / str(epoch + 1)), record)
+            hooks.save(str(Path(model_dir) / EPOCHS_DIRECTORY / str(epoch + 1)), copy.deepcopy(record))
         stop = hooks.after_epoch(model_dir, record, improved)
         print(hooks.epoch_line(entry, improved), file=log, flush=True)
         if entry["sentences"] < len(hooks.examples):

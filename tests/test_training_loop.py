@@ -30,6 +30,7 @@ class ScriptedFamily(TrainingHooks):
         return -entry["loss_per_word"]
 
     def save(self, model_dir, record):
+        record["saved_in"] = model_dir  # as families do: the record saved says what it is
         if "/epochs/" in model_dir:
             self.kept.append(model_dir)
         else:
@@ -58,8 +59,9 @@ def test_the_model_is_saved_exactly_when_the_dev_score_improves():
 
 def test_keep_epochs_saves_every_epoch_beside_the_best():
     family = ScriptedFamily([1.0, 3.0, 2.0])
-    run(family, epochs=3, keep_epochs=True)
+    record, _ = run(family, epochs=3, keep_epochs=True)
     assert family.kept == ["m/epochs/1", "m/epochs/2", "m/epochs/3"] and family.saved == [1, 2]
+    assert record["saved_in"] == "m"  # an epoch's copy leaves the run's record alone
     unkept = ScriptedFamily([1.0, 3.0, 2.0])
     run(unkept, epochs=3)
     assert unkept.kept == []
