@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import (
-    ROOT,
+    FASTEST_MODEL,
     assert_interrupted,
     first_sentences,
     is_worker,
@@ -20,7 +20,7 @@ from conftest import (
     start_in_own_group,
 )
 
-MODEL = ROOT / "models" / "en_ewt_wp"  # reads no characters: the fastest shipped parser
+MODEL = FASTEST_MODEL
 SHARDS = 4
 
 
@@ -133,10 +133,15 @@ def wait_for_first_output(output_dir: Path, process: subprocess.Popen, limit: fl
         time.sleep(0.05)
 
 
+def start_two_workers(paths: list[Path], out: Path):
+    """``parse-corpus --workers 2`` of ``paths`` into ``out``, started in its own process group."""
+    command = [sys.executable, "-m", "lstmparse", "parse-corpus", "--model", str(MODEL), "--workers", "2"]
+    return start_in_own_group([*command, *map(str, paths), "--output-dir", str(out)])
+
+
 def test_a_killed_local_worker_costs_a_retry_not_the_run(long_corpus, tmp_path):
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "lstmparse", "parse-corpus", "--model", str(MODEL), "--workers", "2"]
-    process = start_in_own_group([*command, *map(str, long_corpus["paths"]), "--output-dir", str(out)])
+    process = start_two_workers(long_corpus["paths"], out)
     try:
         wait_for_first_output(out, process)
         os.kill(next(pid for pid in processes_in_group(process.pid) if is_worker(pid)), signal.SIGKILL)
@@ -151,8 +156,7 @@ def test_a_killed_local_worker_costs_a_retry_not_the_run(long_corpus, tmp_path):
 def test_ctrl_c_exits_130_and_leaves_only_whole_outputs(long_corpus, tmp_path):
     """A terminal's Ctrl-C reaches the command and its workers; finished shards stay, nothing half-written does."""
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "lstmparse", "parse-corpus", "--model", str(MODEL), "--workers", "2"]
-    process = start_in_own_group([*command, *map(str, long_corpus["paths"]), "--output-dir", str(out)])
+    process = start_two_workers(long_corpus["paths"], out)
     try:
         wait_for_first_output(out, process)
         os.killpg(process.pid, signal.SIGINT)

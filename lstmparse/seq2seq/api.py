@@ -17,6 +17,7 @@ from pathlib import Path
 from lstmparse.batching import SENTENCE_WINDOW, windows
 from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence
+from lstmparse.inputs import as_sentence
 from lstmparse.ptb import PTBTree, escape_word, to_bracketed
 from lstmparse.seq2seq.linearization import delinearize
 from lstmparse.seq2seq.model import Seq2SeqParser
@@ -100,11 +101,18 @@ def _blank(item: object) -> bool:
     return isinstance(item, str) and not item.strip()
 
 
-def words_of(item: PTBTree | Sentence | Sequence[str] | str) -> list[str]:
-    """The words to parse, written as a bracketed tree holds them (parentheses as -LRB-/-RRB-)."""
+def words_of(item: PTBTree | Sentence | Sequence[str] | str, number: int = 0) -> list[str]:
+    """The words to parse, written as a bracketed tree holds them (parentheses as -LRB-/-RRB-).
+
+    Token lists are checked as every family's ``parse`` checks them
+    (:func:`lstmparse.inputs.as_sentence`); a bracketed tree cannot hold a space either.
+    """
     if isinstance(item, PTBTree):
         return item.words
-    forms = item.forms if isinstance(item, Sentence) else item.split() if isinstance(item, str) else list(item)
-    if not forms or not all(isinstance(form, str) and form and not any(c.isspace() for c in form) for form in forms):
-        raise InputError("<input>", None, f"a sentence must be non-empty words without spaces: {item!r}")
+    try:
+        forms = as_sentence(item.split() if isinstance(item, str) else item, number).forms
+    except (TypeError, ValueError) as error:
+        raise InputError("<input>", None, f"a sentence must be non-empty words without spaces: {error}") from None
+    if any(" " in form for form in forms):
+        raise InputError("<input>", None, f"a sentence must be non-empty words without spaces: {forms!r}")
     return [escape_word(form) for form in forms]

@@ -111,7 +111,7 @@ class _Memory:
             self.context_terms,
             pick(self.pointed_terms, owners) if self.pointed_terms is not None else None,
             pick(self.padding, owners) if self.padding is not None else None,
-            [pick(state, owners) for state in self.final],
+            [],  # the first state is read once, at the start (``_Search.run``)
         )
 
 
@@ -244,7 +244,8 @@ class _Search:
     def run(self) -> list[list[Found]]:
         slots = self.slots
         read = self.memory.gather(slots.owner.tolist())
-        state = list(read.final)  # every layer's cell, then every layer's hidden state (VanillaLSTMBuilder's order)
+        # every layer's cell, then every layer's hidden state (VanillaLSTMBuilder's order), per slot
+        state = [dy.pick_batch_elems(start, slots.owner.tolist()) for start in self.memory.final]
         context_gates, sentence_terms = None, self.memory.context_terms
         for step in range(int(self.limits.max())):
             state, context_gates, log_probs = self._step(read, sentence_terms, state, context_gates)

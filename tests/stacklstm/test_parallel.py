@@ -10,7 +10,7 @@ import time
 
 import pytest
 from conftest import (
-    ROOT,
+    FASTEST_MODEL,
     assert_interrupted,
     first_sentences,
     is_worker,
@@ -19,7 +19,7 @@ from conftest import (
     start_in_own_group,
 )
 
-MODEL = ROOT / "models" / "en_ewt_wp"  # reads no characters: the fastest shipped parser
+MODEL = FASTEST_MODEL
 BAD = "1\tbark\t_\tVERB\t_\t_\t99\troot\t_\t_\n\n"
 
 
