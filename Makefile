@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_wp
 
-.PHONY: install test lint bench bench-systems bench-constituency bench-corpus clean dynet-gpu
+.PHONY: install test lint bench bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-hu clean dynet-gpu
 
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,23 @@ CONSTITUENCY_MODEL ?= models/en_gum_seq2seq
 bench-constituency: install
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/constituency.py --model $(CONSTITUENCY_MODEL) \
 		--gold $(DATA)/const/gum/test.ptb
+
+# Raw text to trees with the shipped pipelines, one core: CoNLL 2018 scores from raw text and from
+# gold tokens with the tag columns blanked, and each stage's speed (models/README.md).
+bench-pipeline: install
+	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/pipeline.py --model models/en_ewt_pipeline \
+		--gold $(DATA)/ud/en_ewt/test.conllu
+
+# The same for Hungarian Szeged; its pipeline is not shipped (the treebank is CC BY-NC-SA), so it is
+# trained first if HU_PIPELINE does not hold it (about 35 minutes on one core).
+HU_PIPELINE ?= runs/hu_szeged_pipeline
+$(HU_PIPELINE)/config.json:
+	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/lstmparse train --arch pipeline --train $(DATA)/ud/hu_szeged/train.conllu \
+		--dev $(DATA)/ud/hu_szeged/dev.conllu --model-dir $(HU_PIPELINE) --features words,pos,feats,chars \
+		--system arc-swap --epochs 40 --max-minutes 12 --seed 1 --resume
+bench-pipeline-hu: install $(HU_PIPELINE)/config.json
+	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/pipeline.py --model $(HU_PIPELINE) \
+		--gold $(DATA)/ud/hu_szeged/test.conllu
 
 # DyNet with its CUDA backend, built from the dyNET source distribution on PyPI into .venv,
 # replacing the CPU-only dyNET38 wheel (same Python API). Needs cmake, a C++ compiler,

@@ -13,10 +13,15 @@ MODELS = Path(__file__).resolve().parent / "models"
 
 
 def model_files() -> list[tuple[str, list[str]]]:
+    """Every model directory's files, nested ones (a pipeline's parts) included, at the same relative places."""
+    directories = sorted(d for d in MODELS.rglob("*") if d.is_dir())
     return [
-        (f"share/lstmparse/models/{model.name}", [f"models/{model.name}/{f.name}" for f in sorted(model.iterdir())])
-        for model in sorted(MODELS.iterdir())
-        if model.is_dir()
+        (
+            f"share/lstmparse/models/{directory.relative_to(MODELS)}",
+            [str(f.relative_to(MODELS.parent)) for f in sorted(directory.iterdir()) if f.is_file()],
+        )
+        for directory in directories
+        if any(f.is_file() for f in directory.iterdir())
     ]
 
 

@@ -1,4 +1,5 @@
-"""lstmparse: neural syntactic parsing with DyNet (stack-LSTM parser, TreeLSTM reranker, seq2seq constituency parser).
+"""lstmparse: neural syntactic parsing with DyNet (tokenizer, tagger, stack-LSTM parser, TreeLSTM reranker, seq2seq
+constituency parser).
 
 Importing the package does not import DyNet; call :func:`configure` first to set
 DyNet's seed, memory or autobatching, then use :func:`load` or the modules.
@@ -10,21 +11,38 @@ from lstmparse.backend import configure, configure_from_environment
 from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence, Token, read_sentences
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 configure_from_environment()
 
 
 def load(path=None):
-    """Load a model directory (default: the shipped English model): the parser its kind calls for.
+    """Load a model directory (default: the shipped English pipeline): the object its kind calls for.
 
-    A dependency model gives a :class:`Parser`, a sequence-to-sequence model a
-    :class:`ConstituencyParser`; both have ``parse`` (and ``parse_kbest``).
+    A pipeline gives a :class:`Pipeline` (``parse_text`` for raw text, ``parse``
+    for tokenized sentences), a dependency model a :class:`Parser`, a
+    sequence-to-sequence model a :class:`ConstituencyParser` (both with ``parse``
+    and ``parse_kbest``), a tagger a ``POSTagger`` (``tag``) and a tokenizer a
+    ``Tokenizer`` (``tokenize``).
     """
     from lstmparse.model_io import DEFAULT_MODEL, model_arch
 
-    if model_arch(path or DEFAULT_MODEL) == "seq2seq":
+    path = path or DEFAULT_MODEL
+    arch = model_arch(path)
+    if arch == "seq2seq":
         return load_constituency(path)
+    if arch == "pipeline":
+        from lstmparse.pipeline.api import Pipeline
+
+        return Pipeline.load(path)
+    if arch == "tagger":
+        from lstmparse.tagger.api import POSTagger
+
+        return POSTagger.load(path)
+    if arch == "tokenizer":
+        from lstmparse.tokenizer.api import Tokenizer
+
+        return Tokenizer.load(path)
     from lstmparse.stacklstm.api import Parser
 
     return Parser.load(path)
@@ -38,7 +56,7 @@ def load_constituency(path):
 
 
 def __getattr__(name: str):
-    """``lstmparse.Parser`` and ``lstmparse.ConstituencyParser``, imported (with DyNet) on first use."""
+    """``lstmparse.Parser``, ``ConstituencyParser`` and ``Pipeline``, imported (with DyNet) on first use."""
     if name == "Parser":
         from lstmparse.stacklstm.api import Parser
 
@@ -47,6 +65,10 @@ def __getattr__(name: str):
         from lstmparse.seq2seq.api import ConstituencyParser
 
         return ConstituencyParser
+    if name == "Pipeline":
+        from lstmparse.pipeline.api import Pipeline
+
+        return Pipeline
     raise AttributeError(f"module 'lstmparse' has no attribute {name!r}")
 
 
@@ -55,6 +77,7 @@ __all__ = [
     "InputError",
     "ModelError",
     "Parser",
+    "Pipeline",
     "Sentence",
     "Token",
     "configure",

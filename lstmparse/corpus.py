@@ -98,13 +98,12 @@ def parse_shard(job: ShardJob) -> ShardResult:
 
 def _parse_shard(job: ShardJob) -> ShardResult:
     parser = loaded_parser(job.model, job.memory_mb)  # once per process: a Dask worker keeps it
-    from lstmparse.formats import read_sentences
     from lstmparse.outputs import open_output
 
     start, count = time.time(), 0
     try:
         with open_output(job.output, (job.shard,)) as out:
-            sentences = read_sentences(job.shard, job.input_format)
+            sentences = parser.read(job.shard, job.input_format)  # raw text: the pipeline's tokenizer
             for candidates in parser.candidates(sentences, job.beam, job.kbest, job.batch_size):
                 out.write("".join(candidate.to_conllu() for candidate in candidates))
                 count += 1

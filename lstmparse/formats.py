@@ -20,6 +20,7 @@ from conllu.parser import DEFAULT_FIELDS, ParseException, parse_line
 from lstmparse.errors import InputError
 
 FORMATS = ("conllu", "conllx", "text")
+TAG_COLUMNS = {"upos": 3, "xpos": 4, "feats": 5}  # the columns a tagger fills, by Token field
 HEAD_COLUMN = 6
 DEPREL_COLUMN = 7
 N_COLUMNS = 10
@@ -85,6 +86,21 @@ class Sentence:
         """A copy whose words carry the given tree (every other column and line as read)."""
         tokens = [replace(t, head=h, deprel=r) for t, h, r in zip(self.tokens, heads, deprels, strict=True)]
         return replace(self, tokens=tokens)
+
+    def with_columns(self, values: dict[str, Sequence[str]]) -> Sentence:
+        """A copy whose words carry the given tag columns (``{"upos": [...]}``), in its tokens and its lines."""
+        lines, tokens = list(self.lines), []
+        for i, (token, line_index) in enumerate(zip(self.tokens, self.token_lines, strict=True)):
+            columns = lines[line_index].split("\t")
+            for name, column_values in values.items():
+                columns[TAG_COLUMNS[name]] = column_values[i]
+            lines[line_index] = "\t".join(columns)
+            tokens.append(replace(token, **{name: column_values[i] for name, column_values in values.items()}))
+        return replace(self, tokens=tokens, lines=lines)
+
+    def blank_columns(self) -> list[str]:
+        """The tag columns (``upos``, ``xpos``, ``feats``) that no word of the sentence fills."""
+        return [name for name in TAG_COLUMNS if all(getattr(t, name) in ("", "_") for t in self.tokens)]
 
     def with_comments(self, extra: Iterable[str]) -> Sentence:
         """A copy whose comment lines gain ``extra`` after the input's own comments.

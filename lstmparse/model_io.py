@@ -24,6 +24,7 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,7 +50,8 @@ def models_directory() -> Path:
 
 
 MODELS_DIR = models_directory()
-DEFAULT_MODEL = MODELS_DIR / "en_ewt"  # what ``lstmparse parse`` uses without --model
+DEFAULT_MODEL = MODELS_DIR / "en_ewt_pipeline"  # what ``lstmparse parse`` uses without --model: raw text to trees
+TAG_FREE_MODEL = MODELS_DIR / "en_ewt"  # the shipped parser that reads words and characters only
 CONFIG = "config.json"
 FORMAT_VERSION = 2
 READABLE_FORMATS = (1, 2)
@@ -69,15 +71,32 @@ def save_directory(
     vocab_name, params_name = f"vocab-{generation}.json", f"params-{generation}.npz"
     config = dict(config, format_version=version, vocab_file=vocab_name, params_file=params_name)
     try:
-        _atomic_write(directory / vocab_name, lambda handle: handle.write(json.dumps(vocab).encode("utf-8")))
-        _atomic_write(directory / params_name, lambda handle: np.savez_compressed(handle, **params))
-        _atomic_write(directory / CONFIG, lambda handle: handle.write(json.dumps(config, indent=2).encode("utf-8")))
+        atomic_write(directory / vocab_name, lambda handle: handle.write(json.dumps(vocab).encode("utf-8")))
+        atomic_write(directory / params_name, lambda handle: np.savez_compressed(handle, **params))
+        atomic_write(directory / CONFIG, lambda handle: handle.write(json.dumps(config, indent=2).encode("utf-8")))
     except BaseException:
         if _current_params(directory) != params_name:  # the switch did not happen: drop the new files
             for name in (vocab_name, params_name):
                 (directory / name).unlink(missing_ok=True)
         raise
     _remove_other_generations(directory, generation)
+
+
+def save_model(
+    directory: str | Path, arch: str, dims, training: dict, vocab: dict, model: dy.ParameterCollection, named: dict
+) -> None:
+    """Write a family's model: its ``arch`` and ``dims`` (a dataclass) with its training record, vocabularies and
+    parameters by name (``named``, the model's ``named_parameters()``)."""
+    config = {"arch": arch, "dims": asdict(dims), "training": training}
+    save_directory(directory, config, vocab, effective_values(model, named))
+
+
+def load_model(directory: str | Path, arch: str, kind: str) -> tuple[dict, dict, dict[str, np.ndarray]]:
+    """(config, vocab, params) of a model directory that must hold an ``arch`` model (a ``kind``, for messages)."""
+    config, vocab, params = load_directory(directory)
+    if config.get("arch") != arch:
+        raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a {kind}")
+    return config, vocab, params
 
 
 def load_directory(directory: str | Path) -> tuple[dict, dict, dict[str, np.ndarray]]:
@@ -171,7 +190,8 @@ def _next_generation(directory: Path) -> int:
     return max(found, default=0) + 1
 
 
-def _atomic_write(path: Path, write) -> None:
+def atomic_write(path: Path, write) -> None:
+    """Write ``path`` through ``write(handle)`` into a temporary file, synced and then renamed into place."""
     handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False)
     try:
         with handle:
@@ -186,7 +206,7 @@ def _atomic_write(path: Path, write) -> None:
 
 
 def _remove_stale_temporaries(directory: Path) -> None:
-    """Temporary files that a killed save left behind (``_atomic_write`` names them ``.NAME.XXXX``)."""
+    """Temporary files that a killed save left behind (``atomic_write`` names them ``.NAME.XXXX``)."""
     for path in directory.iterdir():
         if re.fullmatch(r"\.(?:config\.json|vocab-\d+\.json|params-\d+\.npz)\..+", path.name):
             path.unlink(missing_ok=True)
@@ -330,4 +350,4 @@ def update_config(directory: str | Path, updates: dict) -> None:
     path = Path(directory) / CONFIG
     config = json.loads(path.read_text(encoding="utf-8"))
     config.update(updates)
-    _atomic_write(path, lambda handle: handle.write(json.dumps(config, indent=2).encode("utf-8")))
+    atomic_write(path, lambda handle: handle.write(json.dumps(config, indent=2).encode("utf-8")))

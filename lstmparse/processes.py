@@ -59,16 +59,19 @@ def stop_now(executor: ProcessPoolExecutor) -> None:
 
 
 def loaded_parser(model: str | None, memory_mb: int = backend.DEFAULT_MEMORY_MB):
-    """The dependency parser this process loaded, loaded once: a worker keeps it for all its work.
+    """The dependency parser (as a :class:`~lstmparse.pipeline.api.Pipeline`) this process loaded, loaded once.
 
+    A worker keeps it for all its work.  A pipeline model directory brings its
+    tokenizer and tagger; a parser's directory is a pipeline of the parser alone.
     The first call configures DyNet (before it is imported) for this process.
     """
     key = (model, memory_mb)
     if key not in _parsers:
         backend.configure(seed=1, memory_mb=memory_mb)
-        from lstmparse.stacklstm.api import Parser
+        from lstmparse.model_io import DEFAULT_MODEL
+        from lstmparse.pipeline.api import Pipeline
 
-        _parsers[key] = Parser.load(model)
+        _parsers[key] = Pipeline.load_any(model or DEFAULT_MODEL)
     return _parsers[key]
 
 

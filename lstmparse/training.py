@@ -38,6 +38,7 @@ class TrainingHooks(ABC):
     dev_seconds_guess: float = 0.0  # a dev pass's duration until the first one is timed
     loss_name: str = "loss"  # the entry's loss field, ``loss_per_<unit>``
     loss_digits: int = 4
+    speed: tuple[str, str] = ("sentences_per_second", "sent/s")  # the entry's speed field and its unit
 
     @abstractmethod
     def train_epoch(self, epoch: int, stop_at: float | None) -> dict:
@@ -65,7 +66,8 @@ class TrainingHooks(ABC):
         line = f"epoch {entry['epoch']}: {self.loss_name.replace('_per_', '/')} {loss:.{self.loss_digits}f}  "
         if "learning_rate" in entry:
             line += f"lr {entry['learning_rate']:.4f}  "
-        line += f"{entry['train_seconds']:.0f} s ({entry['sentences_per_second']:.0f} sent/s)"
+        field, unit = self.speed
+        line += f"{entry['train_seconds']:.0f} s ({entry[field]:.0f} {unit})"
         if "dev_seconds" in entry:
             line += f"  {self.dev_report(entry)} ({entry['dev_seconds']:.0f} s)"
         return line + ("  saved" if improved else "")
@@ -125,6 +127,27 @@ def train_epochs(
             break
     record["total_seconds"] = round(time.time() - started, 1)
     return record
+
+
+def new_record(options: RunOptions, **fields) -> dict:
+    """A run's training record before its first epoch: the data and settings every family shares, and ``fields``."""
+    return {
+        "train": options.train,
+        "dev": options.dev,
+        "batch_size": options.batch_size,
+        "learning_rate": options.learning_rate,
+        "dropout": options.dropout,
+        "seed": options.seed,
+        **fields,
+        "epochs": [],
+    }
+
+
+def adam_trainer(model: dy.ParameterCollection, options: RunOptions) -> dy.Trainer:
+    """Adam with the run's learning rate as alpha and its gradient-norm limit."""
+    trainer = dy.AdamTrainer(model, alpha=options.learning_rate)
+    trainer.set_clip_threshold(options.clip)
+    return trainer
 
 
 def epoch_entry(epoch: int, sentences: int, seconds: float, **fields: float) -> dict:

@@ -72,7 +72,7 @@ def test_train_help_groups_options_by_family_with_their_defaults():
     text = lstmparse("train", "--help").stdout
     sections = [line for line in text.splitlines() if line and not line.startswith(" ") and line.endswith(":")]
     assert "Every architecture:" in sections
-    assert any(line.startswith("stack-LSTM parser (--arch stacklstm)") for line in sections)
+    assert any(line.startswith("stack-LSTM parser and pipeline (--arch stacklstm, pipeline)") for line in sections)
     assert any(line.startswith("seq2seq constituency parser (--arch seq2seq)") for line in sections)
     flat = " ".join(text.split())
     assert f"stacklstm {TrainingOptions.batch_size}; TreeLSTMs {TreeLSTMOptions.batch_size}" in flat

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import subprocess
@@ -80,20 +79,30 @@ def test_readme_shell_examples_run(tmp_path):
         assert result.stdout.strip(), block
 
 
-def test_default_model_needs_no_tags(parser):
-    """The default model reads words and characters only: blanking UPOS/XPOS/FEATS changes nothing."""
+def test_default_model_tags_what_is_untagged(parser):
+    """The default pipeline fills blank tag columns itself; its parser reads words and characters only, so the
+    tags it is given change no tree."""
     tagged = list(read_sentences(str(ROOT / "data" / "sample.trees.conllu")))
-    blank = [
-        dataclasses.replace(s, tokens=[dataclasses.replace(t, upos="_", xpos="_", feats="_") for t in s.tokens])
-        for s in tagged
-    ]
-    assert [(s.heads, s.deprels) for s in parser.parse(tagged)] == [(s.heads, s.deprels) for s in parser.parse(blank)]
-    assert set(parser.model.features) <= {"words", "chars"}
+    blank = [s.with_columns({c: ["_"] * len(s) for c in ("upos", "xpos", "feats")}) for s in tagged]
+    filled = list(parser.parse(blank))
+    assert all(t.upos not in ("", "_") and t.xpos not in ("", "_") for s in filled for t in s.tokens)
+    assert [t.upos for s in parser.parse(tagged) for t in s.tokens] == [t.upos for s in tagged for t in s.tokens]
+    assert [(s.heads, s.deprels) for s in parser.parse(tagged)] == [(s.heads, s.deprels) for s in filled]
+    assert set(parser.parser.model.features) <= {"words", "chars"}
+
+
+def test_default_model_parses_raw_text(parser):
+    """Hello, world! is four words, and a second sentence is a second sentence."""
+    first, second = parser.parse_text("Hello, world! It's a fine day.")
+    assert first.forms == ["Hello", ",", "world", "!"]
+    assert second.forms == ["It", "'s", "a", "fine", "day", "."]
+    assert any(line.startswith("1-2\tIt's") for line in second.lines)
+    assert first.heads.count(0) == 1 and second.heads.count(0) == 1
 
 
 def test_lstmparse_models_points_the_default_model_elsewhere(tmp_path):
     """An installed copy finds its models under the prefix; LSTMPARSE_MODELS overrides both (README)."""
-    (tmp_path / "en_ewt").symlink_to(DEFAULT_MODEL)
+    (tmp_path / DEFAULT_MODEL.name).symlink_to(DEFAULT_MODEL)
     sample = str(ROOT / "data" / "sample.conllu")
     moved = {**os.environ, "LSTMPARSE_MODELS": str(tmp_path)}
     result = subprocess.run(
@@ -107,4 +116,4 @@ def test_lstmparse_models_points_the_default_model_elsewhere(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "lstmparse", "parse", "--input", sample], env=moved, capture_output=True, text=True
     )
-    assert result.returncode == 2 and f"{tmp_path / 'elsewhere' / 'en_ewt'}: no such model directory" in result.stderr
+    assert result.returncode == 2 and f"{tmp_path / 'elsewhere' / DEFAULT_MODEL.name}" in result.stderr

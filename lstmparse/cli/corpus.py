@@ -22,7 +22,13 @@ from lstmparse.formats import FORMATS
     "--output-dir", required=True, type=click.Path(file_okay=False), help="one output file per shard is written here"
 )
 @click.option("--model", "model_dir", type=click.Path(file_okay=False), help="model directory [default: shipped]")
-@click.option("--input-format", type=click.Choice(FORMATS), default="conllu", show_default=True)
+@click.option(
+    "--input-format",
+    type=click.Choice(FORMATS + ("raw",)),
+    default="conllu",
+    show_default=True,
+    help="raw: plain text, paragraphs separated by blank lines (needs a pipeline model, such as the default)",
+)
 @click.option("--beam", default=1, show_default=True, type=click.IntRange(min=1), help="beam width, 1: greedy")
 @click.option("--kbest", default=1, show_default=True, type=click.IntRange(min=1), help="trees written per sentence")
 @click.option("--batch-size", default=32, show_default=True, type=click.IntRange(min=1), help="as for parse")
@@ -42,16 +48,22 @@ def parse_corpus(
     """
     from lstmparse import corpus
     from lstmparse.errors import ConfigurationError
-    from lstmparse.model_io import DEFAULT_MODEL, load_directory
+    from lstmparse.model_io import DEFAULT_MODEL, load_directory, model_arch
+    from lstmparse.pipeline.manifest import part_directories
 
     if workers is not None and scheduler is not None:
         raise click.UsageError("--workers runs local processes, --scheduler a Dask cluster: pick one")
     if kbest > beam:
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
     model = model_dir or DEFAULT_MODEL
-    config, _, _ = load_directory(model)  # a missing or damaged model is one error here, not one per shard
-    if config.get("arch", "stacklstm") != "stacklstm":
-        raise ConfigurationError(f"{model}: parse-corpus parses with dependency (stack-LSTM) models")
+    arch = model_arch(model)
+    parts = part_directories(model) if arch == "pipeline" else {"parser": model}
+    # a missing or damaged model is one error here, not one per shard
+    configs = {name: load_directory(path)[0] for name, path in parts.items()}
+    if configs["parser"].get("arch", "stacklstm") != "stacklstm":
+        raise ConfigurationError(f"{model}: parse-corpus parses with dependency (stack-LSTM) models and pipelines")
+    if input_format == "raw" and "tokenizer" not in parts:
+        raise ConfigurationError(f"--input-format raw needs a pipeline model with a tokenizer; {model} has none")
     os.makedirs(output_dir, exist_ok=True)
     settings = {"model": model_dir, "input_format": input_format, "beam": beam, "kbest": kbest}
     jobs = corpus.plan_jobs(

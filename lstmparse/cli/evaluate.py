@@ -22,7 +22,13 @@ from lstmparse.cli.common import EXISTING_FILE, clean_errors
 @clean_errors
 def evaluate(gold, system, as_json, fmt) -> None:
     """Score SYSTEM against GOLD: UAS, LAS, CLAS as the CoNLL 2018 scorer, and without punctuation;
-    with --format ptb, labelled bracket recall, precision and F1 as EVALB."""
+    with --format ptb, labelled bracket recall, precision and F1 as EVALB.
+
+    CoNLL-U files are also scored as the CoNLL 2018 scorer does (tokens, sentences,
+    words, tags, UAS, LAS, CLAS as F1 of aligned words), so a system that tokenized
+    raw text itself is scored against gold; the gold-tokenization figures above the
+    table need the same words on both sides.
+    """
     import json
 
     if fmt == "ptb":
@@ -31,7 +37,16 @@ def evaluate(gold, system, as_json, fmt) -> None:
         scores = evaluate_ptb_files(gold, system)
         click.echo(json.dumps(scores.as_dict(), indent=2) if as_json else scores.report())
         return
-    from lstmparse.evaluation import evaluate_files
+    from lstmparse.conll18 import evaluate_conll18, report
+    from lstmparse.evaluation import evaluate_files, same_words
 
-    scores = evaluate_files(gold, system)
-    click.echo(json.dumps(scores.as_dict(), indent=2) if as_json else scores.report())
+    conll18 = evaluate_conll18(gold, system)
+    scores = evaluate_files(gold, system) if same_words(gold, system) else None
+    if as_json:
+        result = scores.as_dict() if scores is not None else {}
+        result["conll18"] = {name: round(score.f1, 2) for name, score in conll18.items()}
+        click.echo(json.dumps(result, indent=2))
+        return
+    if scores is not None:
+        click.echo(scores.report() + "\n")
+    click.echo(report(conll18))

@@ -9,6 +9,7 @@ import click
 
 from lstmparse import backend
 from lstmparse.cli.common import MEMORY_MB, clean_errors, written
+from lstmparse.errors import ConfigurationError
 from lstmparse.formats import FORMATS
 
 
@@ -18,10 +19,17 @@ from lstmparse.formats import FORMATS
 @click.option("--output", "output_file", default="-", show_default=True, help="output file, - for stdout")
 @click.option(
     "--input-format",
-    type=click.Choice(FORMATS + ("ptb",)),
+    type=click.Choice(FORMATS + ("raw", "ptb")),
     default="conllu",
     show_default=True,
-    help="ptb: bracketed trees, for constituency models (their words are parsed, their POS tags kept)",
+    help="raw: plain text, paragraphs separated by blank lines (a pipeline model tokenizes it); "
+    "ptb: bracketed trees, for constituency models (their words are parsed, their POS tags kept)",
+)
+@click.option(
+    "--retag",
+    is_flag=True,
+    help="pipeline models: predict UPOS, XPOS and FEATS even where the input has them (by default only blank "
+    "columns are tagged)",
 )
 @click.option("--beam", type=click.IntRange(min=1), help="beam width, 1: greedy [default: 1; constituency models 10]")
 @click.option(
@@ -57,13 +65,31 @@ from lstmparse.formats import FORMATS
 @click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=MEMORY_MB)
 @clean_errors
 def parse(
-    model_dir, input_file, output_file, input_format, beam, kbest, batch_size, constrained, jobs, quiet, memory_mb
+    model_dir,
+    input_file,
+    output_file,
+    input_format,
+    retag,
+    beam,
+    kbest,
+    batch_size,
+    constrained,
+    jobs,
+    quiet,
+    memory_mb,
 ) -> None:
-    """Parse CoNLL-U, CoNLL-X or tokenized text; write CoNLL-U (bracketed trees with a constituency model)."""
+    """Parse raw text, tokenized text, CoNLL-U or CoNLL-X; write CoNLL-U (bracketed trees with a constituency model).
+
+    The default model is the English pipeline (tokenizer, tagger, parser): it takes
+    all four; CoNLL-U columns the input fills are kept.
+    """
     from lstmparse.model_io import DEFAULT_MODEL, model_arch
     from lstmparse.outputs import check_output_path
 
-    if model_arch(model_dir or DEFAULT_MODEL) == "seq2seq":
+    arch = model_arch(model_dir or DEFAULT_MODEL)
+    if arch == "seq2seq":
+        if retag:
+            raise ConfigurationError(f"--retag: {model_dir} is a constituency model, which reads no tags")
         _parse_constituency(
             model_dir, input_file, output_file, input_format, beam or 10, constrained, kbest, jobs, quiet, memory_mb
         )
@@ -72,16 +98,24 @@ def parse(
     beam = beam or 1
     if input_format == "ptb":
         raise click.BadParameter("bracketed input needs a constituency (seq2seq) model", param_hint="--input-format")
+    if arch != "pipeline" and (input_format == "raw" or retag):
+        option = "--retag" if retag else "--input-format raw"
+        raise ConfigurationError(
+            f"{option} needs a pipeline model with a tokenizer and tagger (such as the default, {DEFAULT_MODEL.name}); "
+            f"{model_dir or DEFAULT_MODEL} is a {arch} model"
+        )
     if kbest > beam:
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
     backend.configure(seed=1, memory_mb=memory_mb)
-    from lstmparse.stacklstm.api import Parser
+    from lstmparse.pipeline.api import Pipeline
 
     load_start = time.time()
-    parser = Parser.load(model_dir)  # with --jobs too: a bad model fails here, with a clean error, not in a worker
+    # with --jobs too: a bad model fails here, with a clean error, not in a worker
+    pipeline = Pipeline.load_any(model_dir or DEFAULT_MODEL)
     load_seconds = time.time() - load_start
     start, sentences, words = time.time(), 0, 0
-    parsed = _parsed(parser, input_file, input_format, beam, kbest, batch_size, jobs, model_dir, memory_mb)
+    inputs = pipeline.tag(pipeline.read(input_file, input_format), retag)
+    parsed = _parsed(pipeline.parser, inputs, beam, kbest, batch_size, jobs, str(pipeline.parts["parser"]), memory_mb)
     for candidates in written(output_file, parsed, lambda cs: "".join(c.to_conllu() for c in cs), quiet, input_file):
         sentences += 1
         words += len(candidates[0])
@@ -114,11 +148,17 @@ def _parse_constituency(
     from lstmparse.formats import read_sentences
     from lstmparse.ptb import iter_ptb
     from lstmparse.seq2seq.api import ConstituencyParser
+    from lstmparse.tokenizer.api import read_raw
 
     load_start = time.time()
     parser = ConstituencyParser.load(model_dir)
     load_seconds = time.time() - load_start
-    inputs = iter_ptb(input_file) if input_format == "ptb" else read_sentences(input_file, input_format)
+    if input_format == "ptb":
+        inputs = iter_ptb(input_file)
+    elif input_format == "raw":
+        inputs = _default_tokenizer().tokenize_paragraphs(read_raw(input_file))
+    else:
+        inputs = read_sentences(input_file, input_format)
     start, sentences, repaired = time.time(), 0, 0
     parsed = parser.parse_kbest(inputs, beam, kbest, constrained)
     lines = functools.partial(_bracketed_lines, kbest=kbest > 1)
@@ -135,14 +175,23 @@ def _parse_constituency(
         )
 
 
-def _parsed(
-    parser, input_file: str, input_format: str, beam: int, kbest: int, batch_size: int, jobs: int, model_dir, memory_mb
-):
-    """Lists of parsed candidates per input sentence: greedy or beam search, ``batch_size`` at a time."""
-    from lstmparse.formats import read_sentences
+def _default_tokenizer():
+    """The default pipeline's tokenizer: it splits raw text for a constituency model."""
+    from lstmparse.model_io import DEFAULT_MODEL
+    from lstmparse.pipeline.manifest import part_directories
+    from lstmparse.tokenizer.api import Tokenizer
+
+    return Tokenizer.load(part_directories(DEFAULT_MODEL)["tokenizer"])
+
+
+def _parsed(parser, sentences, beam: int, kbest: int, batch_size: int, jobs: int, parser_dir: str, memory_mb):
+    """Lists of parsed candidates per input sentence: greedy or beam search, ``batch_size`` at a time.
+
+    With ``--jobs``, tokenizing and tagging stay in this process; the parser's
+    processes get tagged sentences.
+    """
     from lstmparse.stacklstm.parallel import parse_in_processes
 
-    sentences = read_sentences(input_file, input_format)
     if jobs > 1:
-        return parse_in_processes(model_dir, sentences, jobs, beam, kbest, memory_mb, batch_size)
+        return parse_in_processes(parser_dir, sentences, jobs, beam, kbest, memory_mb, batch_size)
     return parser.candidates(sentences, beam, kbest, batch_size)

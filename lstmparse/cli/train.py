@@ -17,9 +17,12 @@ import click
 from lstmparse import backend
 from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, clean_errors
 from lstmparse.layers import CHAR_LSTM_SIZE
+from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
 from lstmparse.stacklstm.options import DEFAULT_FEATURES, FEATURES, Dimensions, TrainingOptions, parse_features
 from lstmparse.stacklstm.systems import SYSTEMS
+from lstmparse.tagger.options import TaggerDimensions, TaggerOptions
+from lstmparse.tokenizer.options import TokenizerDimensions, TokenizerOptions
 from lstmparse.treelstm.options import TreeLSTMDimensions, TreeLSTMOptions
 
 FAMILIES = {  # --arch: the family whose section of --help lists its options
@@ -27,11 +30,17 @@ FAMILIES = {  # --arch: the family whose section of --help lists its options
     "treelstm": "TreeLSTM",
     "ldtreelstm": "TreeLSTM",
     "seq2seq": "seq2seq constituency parser",
+    "tagger": "tagger",
+    "tokenizer": "tokenizer",
+    "pipeline": "pipeline",
 }
 EVERY = tuple(FAMILIES)
 STACK = ("stacklstm",)
 TREE = ("treelstm", "ldtreelstm")
 SEQ2SEQ = ("seq2seq",)
+TAGGER = ("tagger",)
+TOKENIZER = ("tokenizer",)
+PIPELINE = ("pipeline",)
 FEATURE_HELP = f"comma-separated token features from {','.join(FEATURES)}"
 
 
@@ -47,7 +56,8 @@ class FamilyOption(click.Option):
         if self.families == EVERY:
             return "Every architecture"
         names = sorted({FAMILIES[f] for f in self.families}, key=list(FAMILIES.values()).index)
-        return " and ".join(names) + f" (--arch {', '.join(self.families)})"
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return listed + f" (--arch {', '.join(self.families)})"
 
 
 class FamilyCommand(click.Command):
@@ -74,12 +84,18 @@ OPTIONS = {  # each architecture's options dataclass: its defaults, its DyNet me
     "treelstm": TreeLSTMOptions,
     "ldtreelstm": TreeLSTMOptions,
     "seq2seq": Seq2SeqOptions,
+    "tagger": TaggerOptions,
+    "tokenizer": TokenizerOptions,
+    "pipeline": PipelineOptions,
 }
 TRAINERS = {  # each family's training function, imported once DyNet is configured
     "stacklstm": ("lstmparse.stacklstm.training", "train"),
     "treelstm": ("lstmparse.treelstm.training", "train_treelstm"),
     "ldtreelstm": ("lstmparse.treelstm.training", "train_treelstm"),
     "seq2seq": ("lstmparse.seq2seq.training", "train_seq2seq"),
+    "tagger": ("lstmparse.tagger.training", "train_tagger"),
+    "tokenizer": ("lstmparse.tokenizer.training", "train_tokenizer"),
+    "pipeline": ("lstmparse.pipeline.training", "train_pipeline"),
 }
 
 
@@ -90,7 +106,13 @@ def _default(options_class: type, name: str):
 
 def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> str:
     """'[default: stacklstm 1; TreeLSTMs 32; seq2seq 16]', read from each family's options dataclass."""
-    named = {"stacklstm": TrainingOptions, "TreeLSTMs": TreeLSTMOptions, "seq2seq": Seq2SeqOptions}
+    named = {
+        "stacklstm": TrainingOptions,
+        "TreeLSTMs": TreeLSTMOptions,
+        "seq2seq": Seq2SeqOptions,
+        "tagger": TaggerOptions,
+        "tokenizer": TokenizerOptions,
+    }
     value_of = per_class or (lambda options_class: _default(options_class, name))
     return "[default: " + "; ".join(f"{label} {value_of(cls)}" for label, cls in named.items()) + "]"
 
@@ -102,7 +124,8 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
     default="stacklstm",
     show_default=True,
     help="stacklstm: the dependency parser; treelstm/ldtreelstm: tree language models for reranking, scoring, "
-    "sampling; seq2seq: the constituency parser (PTB bracketed trees)",
+    "sampling; seq2seq: the constituency parser (PTB bracketed trees); tagger: UPOS, XPOS and FEATS; "
+    "tokenizer: tokens, multi-word tokens and sentences from raw text (UD treebanks with '# text' lines)",
 )
 @family_option("--train", "train_file", required=True, type=EXISTING_FILE, help="training treebank")
 @family_option("--dev", "dev_file", type=EXISTING_FILE, help="development treebank (model selection)")
@@ -139,60 +162,65 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
 @family_option(
     "--resume",
     is_flag=True,
-    families=STACK + SEQ2SEQ,
+    families=STACK + SEQ2SEQ + PIPELINE,
     help="continue an interrupted run from MODEL_DIR's last checkpoint (stack-LSTM) or best model (seq2seq); "
-    "same data and options",
+    "same data and options (pipeline: reuse the parts already trained on the same data)",
 )
-@family_option("--pretrained", type=EXISTING_FILE, families=STACK + SEQ2SEQ, help="word2vec text-format embeddings")
+@family_option(
+    "--pretrained",
+    type=EXISTING_FILE,
+    families=STACK + SEQ2SEQ + TAGGER + PIPELINE,
+    help="word2vec text-format embeddings (pipeline: the taggers')",
+)
 @family_option(
     "--input-format",
     type=click.Choice(["conllu", "conllx"]),
     families=STACK + TREE,
     help=f"[default: {_default(TrainingOptions, 'input_format')}]",
 )
-@family_option("--features", families=STACK, help=f"{FEATURE_HELP} [default: {','.join(DEFAULT_FEATURES)}]")
+@family_option("--features", families=STACK + PIPELINE, help=f"{FEATURE_HELP} [default: {','.join(DEFAULT_FEATURES)}]")
 @family_option(
     "--system",
-    families=STACK,
+    families=STACK + PIPELINE,
     help=f"transition system, stored in the model [default: {_default(TrainingOptions, 'system')}]",
     type=click.Choice(list(SYSTEMS)),
 )
 @family_option(
     "--oracle",
     type=click.Choice(["static", "dynamic"]),
-    families=STACK,
+    families=STACK + PIPELINE,
     help="dynamic: the system's dynamic oracle (arc-hybrid, arc-eager) with training by exploration "
     f"[default: {_default(TrainingOptions, 'oracle')}]",
 )
 @family_option(
     "--alpha",
     type=click.FloatRange(min=0),
-    families=STACK,
+    families=STACK + PIPELINE,
     help=f"explore with p^alpha [default: {_default(TrainingOptions, 'alpha')}]",
 )
 @family_option(
     "--explore-p",
     type=click.FloatRange(0, 1),
-    families=STACK,
+    families=STACK + PIPELINE,
     help="probability of following a sampled action when exploring "
     f"[default: {_default(TrainingOptions, 'explore_p')}]",
 )
 @family_option(
     "--explore-after",
     type=click.IntRange(min=0),
-    families=STACK,
+    families=STACK + PIPELINE,
     help=f"epochs before exploring [default: {_default(TrainingOptions, 'explore_after')}]",
 )
 @family_option(
     "--pseudo-projective",
     is_flag=True,
-    families=STACK,
+    families=STACK + PIPELINE,
     help="train on projectivized trees, deprojectivize the output",
 )
 @family_option(
     "--context-layers",
     type=click.IntRange(min=0),
-    families=STACK,
+    families=STACK + PIPELINE,
     help="bi-LSTM layers over the token vectors before parsing (0: the papers' model) "
     f"[default: {Dimensions().context_layers}]",
 )
@@ -212,14 +240,17 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
 @family_option(
     "--layers",
     type=click.IntRange(min=1),
-    families=TREE + SEQ2SEQ,
-    help=f"LSTM depth [default: TreeLSTMs {TreeLSTMDimensions().layers}; seq2seq {Seq2SeqDimensions().layers}]",
+    families=TREE + SEQ2SEQ + TAGGER + TOKENIZER,
+    help=f"LSTM depth [default: TreeLSTMs {TreeLSTMDimensions().layers}; seq2seq {Seq2SeqDimensions().layers}; "
+    f"tagger {TaggerDimensions().layers}; tokenizer {TokenizerDimensions().layers}]",
 )
 @family_option(
     "--hidden",
     type=click.IntRange(min=1),
-    families=TREE + SEQ2SEQ,
-    help=f"LSTM size [default: TreeLSTMs {TreeLSTMDimensions().hidden}; seq2seq {Seq2SeqDimensions().hidden}]",
+    families=TREE + SEQ2SEQ + TAGGER + TOKENIZER,
+    help=f"LSTM size (bi-LSTMs: both directions) [default: TreeLSTMs {TreeLSTMDimensions().hidden}; "
+    f"seq2seq {Seq2SeqDimensions().hidden}; tagger {TaggerDimensions().hidden}; "
+    f"tokenizer {TokenizerDimensions().hidden}]",
 )
 @family_option(
     "--bidirectional",
@@ -240,6 +271,13 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
     families=SEQ2SEQ,
     help=f"add a character bi-LSTM's vector ({CHAR_LSTM_SIZE}) to each word's, for rare or unseen words "
     "(not in the paper)",
+)
+@family_option(
+    "--jackknife",
+    type=click.IntRange(min=2),
+    families=PIPELINE,
+    help="folds of the training set, each tagged by a tagger trained on the others, to train the parser on "
+    f"[default: {_default(PipelineOptions, 'jackknife')}]",
 )
 @clean_errors
 def train(**given) -> None:
@@ -262,7 +300,14 @@ def train(**given) -> None:
 
 def _summary(record: dict) -> str:
     """What the best epoch scored, in the family's measure."""
-    for key, measure in (("best_dev_las", "LAS"), ("best_dev_f1", "F1"), ("best_dev_perplexity", "perplexity")):
+    measures = (
+        ("best_dev_las", "LAS"),
+        ("best_dev_f1", "F1"),
+        ("best_dev_perplexity", "perplexity"),
+        ("best_dev_upos", "UPOS accuracy"),
+        ("best_dev_tokens_f1", "token F1"),
+    )
+    for key, measure in measures:
         if record.get(key) is not None:
             return f"best dev {measure} {record[key]:.2f} at epoch {record.get('best_epoch')}"
     return "model saved"
@@ -325,6 +370,23 @@ def _seq2seq_options(options_class: type, given: dict):
     return options_class(**values)
 
 
+def _tagger_options(options_class: type, given: dict):
+    dims = TaggerDimensions(**_fields(given, "layers", "hidden"))
+    return options_class(**(_common(given) | _fields(given, "pretrained")), dims=dims)
+
+
+def _tokenizer_options(options_class: type, given: dict):
+    return options_class(**_common(given), dims=TokenizerDimensions(**_fields(given, "layers", "hidden")))
+
+
+def _pipeline_options(options_class: type, given: dict):
+    """The pipeline's data and shared settings; the stack-LSTM options given are the parser's."""
+    parser_given = {name: value for name, value in given.items() if name not in ("pretrained", "resume")}
+    parser = _stacklstm_options(TrainingOptions, parser_given | {"model_dir": ""})
+    values = _common(given) | _fields(given, "jackknife", "pretrained", "resume")
+    return options_class(**values, parser=parser)
+
+
 def _fields(given: dict, *names: str) -> dict:
     return {name: given[name] for name in names if name in given}
 
@@ -334,4 +396,7 @@ BUILDERS = {
     "treelstm": _treelstm_options,
     "ldtreelstm": _treelstm_options,
     "seq2seq": _seq2seq_options,
+    "tagger": _tagger_options,
+    "tokenizer": _tokenizer_options,
+    "pipeline": _pipeline_options,
 }

@@ -34,7 +34,7 @@ an output that is not a well-formed tree with one leaf per word is repaired (sec
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import dynet as dy
 import numpy as np
@@ -42,14 +42,7 @@ import numpy as np
 from lstmparse.errors import ModelError
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
-from lstmparse.model_io import (
-    assign_values,
-    builder_parameters,
-    effective_values,
-    load_directory,
-    model_contents,
-    save_directory,
-)
+from lstmparse.model_io import assign_values, builder_parameters, load_model, model_contents, save_model
 from lstmparse.seq2seq.decoding import beam_search_batch, decoding_batches
 from lstmparse.seq2seq.linearization import LEAF, is_well_formed, repair
 from lstmparse.seq2seq.options import Seq2SeqDimensions
@@ -336,23 +329,17 @@ class Seq2SeqParser:
     # -- saving ------------------------------------------------------------------
 
     def save(self, directory: str, training: dict | None = None) -> None:
-        config = {
-            "arch": ARCH,
-            "dims": asdict(self.dims),
-            "training": training if training is not None else self.training_record,
-        }
         vocab = {"words": self.words.to_json(), "targets": self.targets.to_json()}
         if self.pretrained is not None:
             vocab["pretrained"] = self.pretrained.to_json()
         if self.char_lstm is not None:
             vocab["chars"] = self.char_lstm.vocab.to_json()
-        save_directory(directory, config, vocab, effective_values(self.model, self.named_parameters()))
+        record = training if training is not None else self.training_record
+        save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
 
     @classmethod
     def load(cls, directory: str) -> Seq2SeqParser:
-        config, vocab, params = load_directory(directory)
-        if config.get("arch") != ARCH:
-            raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a {ARCH} constituency parser")
+        config, vocab, params = load_model(directory, ARCH, f"{ARCH} constituency parser")
         with model_contents(directory):
             pretrained = Vocabulary.from_json(vocab["pretrained"]) if "pretrained" in vocab else None
             chars = Vocabulary.from_json(vocab["chars"]) if "chars" in vocab else None

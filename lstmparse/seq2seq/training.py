@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TextIO
 
-import dynet as dy
 import numpy as np
 
 from lstmparse.batching import length_batches
@@ -34,7 +33,16 @@ from lstmparse.ptb import PTBTree, read_ptb
 from lstmparse.seq2seq.linearization import delinearize, linearize
 from lstmparse.seq2seq.model import END, Seq2SeqParser
 from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
-from lstmparse.training import TrainingHooks, Updates, epoch_entry, run_epoch, seed_epoch, train_epochs
+from lstmparse.training import (
+    TrainingHooks,
+    Updates,
+    adam_trainer,
+    epoch_entry,
+    new_record,
+    run_epoch,
+    seed_epoch,
+    train_epochs,
+)
 from lstmparse.vocab import Vocabulary
 
 
@@ -69,15 +77,7 @@ def train_seq2seq(options: Seq2SeqOptions, log: TextIO = sys.stderr) -> dict:
     train_trees = read_ptb(options.train)
     dev_trees = read_ptb(options.dev) if options.dev else []
     examples = [(tree.words, linearize(tree)) for tree in train_trees]
-    record = {
-        "train": options.train,
-        "dev": options.dev,
-        "batch_size": options.batch_size,
-        "learning_rate": options.learning_rate,
-        "dropout": options.dropout,
-        "seed": options.seed,
-        "epochs": [],
-    }
+    record = new_record(options)
     if options.resume:
         parser = resumed_parser(options, record, log)
         record = parser.training_record
@@ -102,8 +102,7 @@ class Seq2SeqTraining(TrainingHooks):
     def __init__(self, parser: Seq2SeqParser, examples: list, dev: Sequence[PTBTree], options: Seq2SeqOptions) -> None:
         self.parser, self.examples, self.dev, self.options = parser, examples, dev, options
         self.dev_seconds_guess = len(dev) / 50.0
-        self.trainer = dy.AdamTrainer(parser.model, alpha=options.learning_rate)
-        self.trainer.set_clip_threshold(options.clip)
+        self.trainer = adam_trainer(parser.model, options)
 
     def train_epoch(self, epoch: int, stop_at: float | None) -> dict:
         options = self.options

@@ -1,9 +1,12 @@
 """The loaded dependency parser that the command line and users call.
 
 import lstmparse
-parser = lstmparse.load()  # the default, tag-free English model (models/en_ewt)
+parser = lstmparse.load("models/en_ewt")  # the tag-free English parser
 for sentence in parser.parse([["The", "dog", "barks", "."]]):
     print(sentence.to_conllu())
+
+(``lstmparse.load()`` without a path gives the default pipeline, which tags
+before it parses; ``Parser.load()`` without a path gives that pipeline's parser.)
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from lstmparse.batching import SENTENCE_WINDOW, batches, windows
 from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence, read_sentences
 from lstmparse.inputs import checked_sentences
-from lstmparse.model_io import DEFAULT_MODEL
+from lstmparse.model_io import DEFAULT_MODEL, TAG_FREE_MODEL
+from lstmparse.pipeline.manifest import part_directories
 from lstmparse.stacklstm.model import StackLSTMParser
 
 if TYPE_CHECKING:
@@ -35,8 +39,8 @@ class Parser:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Parser:
-        """Load a model directory; without a path, the default English model."""
-        path = Path(path) if path is not None else DEFAULT_MODEL
+        """Load a model directory; without a path, the default English pipeline's parser (it reads UPOS)."""
+        path = Path(path) if path is not None else part_directories(DEFAULT_MODEL)["parser"]
         if not path.exists():
             raise ModelError(f"{path}: no such model directory")
         return cls(StackLSTMParser.load(str(path)), str(path))
@@ -124,7 +128,8 @@ class Parser:
     def _needs_column(self, column: str) -> str:
         return (
             f"the {column} column is empty, but {self.name} reads it (features {','.join(self.model.features)}); "
-            f"give tagged input, or parse with a model that reads no tags (the default, {DEFAULT_MODEL.name})"
+            f"give tagged input, parse with a pipeline that tags first (the default, {DEFAULT_MODEL.name}), "
+            f"or with a model that reads no tags ({TAG_FREE_MODEL.name})"
         )
 
     def _decoded(self, sentences: Iterable, beam: int, kbest: int, batch_size: int) -> Iterator[tuple[Sentence, list]]:

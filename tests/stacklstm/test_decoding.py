@@ -9,14 +9,15 @@ import pytest
 from conftest import first_sentences
 
 from lstmparse.formats import read_sentences, read_treebank
-from lstmparse.stacklstm.api import DEFAULT_MODEL, Parser
+from lstmparse.model_io import TAG_FREE_MODEL
+from lstmparse.stacklstm.api import Parser
 from lstmparse.stacklstm.systems import make_system
 from lstmparse.tree import tree_problem
 
 
 @pytest.fixture(scope="module")
 def parser() -> Parser:
-    return Parser.load(DEFAULT_MODEL)
+    return Parser.load(TAG_FREE_MODEL)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,116 @@
+"""A pipeline (tokenizer, tagger, parser) on a UD test set: CoNLL 2018 scores from raw text and from gold tokens.
+
+    python bench/pipeline.py --model models/en_ewt_pipeline --gold ../shared/data/ud/en_ewt/test.conllu
+
+Two runs, scored as the CoNLL 2018 scorer does (:mod:`lstmparse.conll18`):
+
+- raw text: the test set's text rebuilt from its tokens and ``SpaceAfter=No``,
+  paragraphs at ``# newpar``/``# newdoc`` (a treebank without them is one
+  paragraph), tokenized, tagged and parsed;
+- gold tokenization with the UPOS, XPOS and FEATS columns blanked: tagged and parsed.
+
+Each stage of the raw run is timed separately (process time, one process; run it as
+``OMP_NUM_THREADS=1 taskset -c 0 python bench/pipeline.py ...`` for one core), and
+sentences/s is given per stage and for the whole, counting the sentences the
+tokenizer found and, beside them, the gold sentences.  Prints Markdown, or JSON
+with ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import time
+
+from lstmparse import backend
+
+MEASURES = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "UAS", "LAS", "CLAS")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", required=True, help="a pipeline model directory")
+    parser.add_argument("--gold", required=True, help="a UD CoNLL-U test file")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    backend.configure(seed=1, memory_mb=256)
+    from lstmparse.conll18 import document, score_documents
+    from lstmparse.formats import read_sentences
+    from lstmparse.pipeline.api import Pipeline
+    from lstmparse.tokenizer.api import RawParagraph
+    from lstmparse.tokenizer.data import paragraphs
+
+    gold = list(read_sentences(args.gold))
+    load_start = time.time()
+    pipeline = Pipeline.load(args.model)
+    load_seconds = time.time() - load_start
+    raw = [RawParagraph(p.text) for p in paragraphs(gold)]
+
+    stages, timer = {}, time.process_time
+    start = timer()
+    tokenized = list(pipeline.tokenizer.tokenize_paragraphs(raw))
+    stages["tokenize"] = timer() - start
+    start = timer()
+    tagged = list(pipeline.tag(tokenized))
+    stages["tag"] = timer() - start
+    start = timer()
+    parsed = list(pipeline.parser.parse(tagged))
+    stages["parse"] = timer() - start
+    gold_document = document(gold)
+    raw_scores = score_documents(gold_document, document(parsed))
+
+    blank = [s.with_columns({c: ["_"] * len(s) for c in ("upos", "xpos", "feats")}) for s in gold]
+    start = timer()
+    gold_tokens = list(pipeline.parse(blank))
+    gold_tokens_seconds = timer() - start
+    gold_scores = score_documents(gold_document, document(gold_tokens))
+
+    total = sum(stages.values())
+    result = {
+        "model": args.model,
+        "gold": args.gold,
+        "gold_sentences": len(gold),
+        "raw": {name: round(raw_scores[name].f1, 2) for name in MEASURES},
+        "gold_tokenization": {name: round(gold_scores[name].f1, 2) for name in MEASURES[3:]},
+        "sentences_found": len(tokenized),
+        "stage_seconds": {name: round(seconds, 2) for name, seconds in stages.items()},
+        "raw_sentences_per_second": round(len(tokenized) / total, 1),
+        "raw_gold_sentences_per_second": round(len(gold) / total, 1),
+        "gold_tokenization_sentences_per_second": round(len(gold) / gold_tokens_seconds, 1),
+        "load_seconds": round(load_seconds, 2),
+        "size_mb": round(
+            sum(f.stat().st_size for part in pipeline.parts.values() for f in part.iterdir() if f.is_file()) / 1e6, 1
+        ),
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+    print(json.dumps(result, indent=2) if args.json else markdown(result))
+
+
+def markdown(result: dict) -> str:
+    lines = [f"{result['model']} on {result['gold']} ({result['gold_sentences']} sentences)", ""]
+    lines += ["| input | " + " | ".join(MEASURES) + " |", "|---" * (len(MEASURES) + 1) + "|"]
+    lines.append("| raw text | " + " | ".join(f"{result['raw'][m]:.2f}" for m in MEASURES) + " |")
+    gold = result["gold_tokenization"]
+    lines.append(
+        "| gold tokens, tags blanked | 100 | 100 | 100 | " + " | ".join(f"{gold[m]:.2f}" for m in MEASURES[3:]) + " |"
+    )
+    lines += ["", "| stage | seconds | sentences/s |", "|---|---|---|"]
+    found = result["sentences_found"]
+    for stage, seconds in result["stage_seconds"].items():
+        lines.append(f"| {stage} | {seconds:.2f} | {found / max(seconds, 1e-9):.0f} |")
+    lines.append(
+        f"| raw text to trees | {sum(result['stage_seconds'].values()):.2f} | {result['raw_sentences_per_second']:.0f} "
+        f"({result['raw_gold_sentences_per_second']:.0f} counting gold sentences) |"
+    )
+    lines.append(f"| gold tokens to trees (tag, parse) | | {result['gold_tokenization_sentences_per_second']:.0f} |")
+    lines.append("")
+    lines.append(
+        f"model {result['size_mb']} MB on disk, loaded in {result['load_seconds']} s; "
+        f"peak RSS {result['peak_rss_mib']} MiB"
+    )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

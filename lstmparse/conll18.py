@@ -1,0 +1,239 @@
+"""Scores of a system file against gold whatever its tokenization, as the CoNLL 2018 UD scorer computes them.
+
+The CoNLL 2018 shared task's ``conll18_ud_eval.py`` is the reference: both files'
+token forms (white space removed) must spell the same characters; tokens,
+sentences and syntactic words are compared by their character spans; words inside
+multi-word tokens are aligned by the longest common subsequence of their
+lower-cased forms within the stretch of overlapping multi-word tokens.  Every
+measure is an F1: correct / gold words and correct / system words.  UPOS, XPOS,
+UFeats and AllTags count aligned words whose tags match; UAS and LAS count aligned
+words whose heads are aligned to each other (and whose universal relations match);
+CLAS only words with content relations.  On gold tokenization every measure
+equals the accuracy that :mod:`lstmparse.evaluation` reports.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from lstmparse.errors import InputError
+from lstmparse.evaluation import CONTENT_DEPRELS, universal
+from lstmparse.formats import Sentence, read_sentences
+
+MEASURES = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "UAS", "LAS", "CLAS")
+
+
+@dataclass(eq=False)
+class Word:
+    """A syntactic word: its columns, its span in the text, its multi-word token, its head word."""
+
+    form: str
+    upos: str
+    xpos: str
+    feats: str
+    deprel: str
+    start: int
+    end: int
+    multiword: bool
+    head: Word | None = None  # None: the root
+
+
+@dataclass
+class Document:
+    """A file's characters (without white space), tokens, sentences and words."""
+
+    characters: list[str] = field(default_factory=list)
+    tokens: list[tuple[int, int]] = field(default_factory=list)
+    sentences: list[tuple[int, int]] = field(default_factory=list)
+    words: list[Word] = field(default_factory=list)
+
+
+def _no_space(form: str) -> str:
+    return "".join(c for c in form if unicodedata.category(c) != "Zs")
+
+
+def document(sentences: Sequence[Sentence]) -> Document:
+    """The spans of every token, sentence and word of a file's sentences."""
+    doc = Document()
+    for sentence in sentences:
+        sentence_start = len(doc.characters)
+        words: list[Word] = []
+        heads: list[int | None] = []
+        multiword_end, multiword_span = 0, (0, 0)
+        for line in sentence.to_conllu().split("\n"):  # the lines with the sentence's own tree
+            if not line or line.startswith("#"):
+                continue
+            columns = line.split("\t")
+            ident = columns[0]
+            if "." in ident:
+                continue
+            if "-" in ident:
+                start = len(doc.characters)
+                doc.characters.extend(_no_space(columns[1]))
+                multiword_span = (start, len(doc.characters))
+                multiword_end = int(ident.split("-")[1])
+                doc.tokens.append(multiword_span)
+                continue
+            if int(ident) <= multiword_end:
+                start, end, multiword = *multiword_span, True
+            else:
+                start = len(doc.characters)
+                doc.characters.extend(_no_space(columns[1]))
+                end, multiword = len(doc.characters), False
+                doc.tokens.append((start, end))
+            words.append(Word(columns[1], columns[3], columns[4], columns[5], columns[7], start, end, multiword))
+            heads.append(None if columns[6] in ("_", "0") else int(columns[6]))
+        for word, head in zip(words, heads, strict=True):
+            word.head = None if head is None or not 0 < head <= len(words) else words[head - 1]
+        doc.words.extend(words)
+        doc.sentences.append((sentence_start, len(doc.characters)))
+    return doc
+
+
+def _beyond_end(words: Sequence[Word], i: int, end: int) -> bool:
+    if i >= len(words):
+        return True
+    return words[i].start >= end if words[i].multiword else words[i].end > end
+
+
+def _extended_end(word: Word, end: int) -> int:
+    return word.end if word.multiword and word.end > end else end
+
+
+def _multiword_span(gold: Sequence[Word], system: Sequence[Word], gi: int, si: int) -> tuple[int, int, int, int]:
+    """The smallest stretch, from (gi, si), that covers the overlapping multi-word tokens on both sides."""
+    if gold[gi].multiword:
+        end = gold[gi].end
+        if not system[si].multiword and system[si].start < gold[gi].start:
+            si += 1
+    else:
+        end = system[si].end
+        if not gold[gi].multiword and gold[gi].start < system[si].start:
+            gi += 1
+    gs, ss = gi, si
+    while not _beyond_end(gold, gi, end) or not _beyond_end(system, si, end):
+        if gi < len(gold) and (si >= len(system) or gold[gi].start <= system[si].start):
+            end = _extended_end(gold[gi], end)
+            gi += 1
+        else:
+            end = _extended_end(system[si], end)
+            si += 1
+    return gs, ss, gi, si
+
+
+def _lcs_pairs(gold: Sequence[Word], system: Sequence[Word]) -> list[tuple[Word, Word]]:
+    """Words paired by the longest common subsequence of lower-cased forms (the scorer's tie-breaking)."""
+    n, m = len(gold), len(system)
+    lcs = [[0] * (m + 1) for _ in range(n + 1)]
+    for g in reversed(range(n)):
+        for s in reversed(range(m)):
+            if gold[g].form.lower() == system[s].form.lower():
+                lcs[g][s] = 1 + lcs[g + 1][s + 1]
+            lcs[g][s] = max(lcs[g][s], lcs[g + 1][s], lcs[g][s + 1])
+    pairs, g, s = [], 0, 0
+    while g < n and s < m:
+        if gold[g].form.lower() == system[s].form.lower():
+            pairs.append((gold[g], system[s]))
+            g, s = g + 1, s + 1
+        elif lcs[g][s] == lcs[g + 1][s]:
+            g += 1
+        else:
+            s += 1
+    return pairs
+
+
+def align_words(gold: Sequence[Word], system: Sequence[Word]) -> list[tuple[Word, Word]]:
+    """Gold and system words that are the same word: equal spans, or LCS-matched within multi-word tokens."""
+    pairs: list[tuple[Word, Word]] = []
+    gi = si = 0
+    while gi < len(gold) and si < len(system):
+        if gold[gi].multiword or system[si].multiword:
+            gs, ss, gi, si = _multiword_span(gold, system, gi, si)
+            if gi > gs and si > ss:
+                pairs.extend(_lcs_pairs(gold[gs:gi], system[ss:si]))
+        elif (gold[gi].start, gold[gi].end) == (system[si].start, system[si].end):
+            pairs.append((gold[gi], system[si]))
+            gi, si = gi + 1, si + 1
+        elif gold[gi].start <= system[si].start:
+            gi += 1
+        else:
+            si += 1
+    return pairs
+
+
+@dataclass
+class Score:
+    gold: int
+    system: int
+    correct: int
+
+    @property
+    def f1(self) -> float:
+        return 200.0 * self.correct / (self.gold + self.system) if self.gold + self.system else 0.0
+
+
+def _span_score(gold: list, system: list) -> Score:
+    return Score(len(gold), len(system), len(set(gold) & set(system)))
+
+
+def score_documents(gold: Document, system: Document, system_path: str = "<system>") -> dict[str, Score]:
+    """Every measure of :data:`MEASURES`, the system's against the gold's."""
+    if gold.characters != system.characters:
+        position = next(
+            (i for i, (a, b) in enumerate(zip(gold.characters, system.characters, strict=False)) if a != b),
+            min(len(gold.characters), len(system.characters)),
+        )
+        context = "".join(gold.characters[max(0, position - 10) : position + 10])
+        raise InputError(
+            system_path,
+            None,
+            f"its tokens do not spell the gold text (first difference at character {position + 1}, near {context!r})",
+        )
+    pairs = align_words(gold.words, system.words)
+    aligned = {id(s): g for g, s in pairs}
+
+    def same_head(g: Word, s: Word) -> bool:
+        if s.head is None:
+            return g.head is None
+        return g.head is not None and aligned.get(id(s.head)) is g.head
+
+    def count(test, words_filter=None) -> Score:
+        gold_words = [w for w in gold.words if words_filter is None or words_filter(w)]
+        system_words = [w for w in system.words if words_filter is None or words_filter(w)]
+        correct = sum(1 for g, s in pairs if test(g, s) and (words_filter is None or words_filter(g)))
+        return Score(len(gold_words), len(system_words), correct)
+
+    def content(w: Word) -> bool:
+        return universal(w.deprel) in CONTENT_DEPRELS
+
+    return {
+        "Tokens": _span_score(gold.tokens, system.tokens),
+        "Sentences": _span_score(gold.sentences, system.sentences),
+        "Words": count(lambda g, s: True),
+        "UPOS": count(lambda g, s: g.upos == s.upos),
+        "XPOS": count(lambda g, s: g.xpos == s.xpos),
+        "UFeats": count(lambda g, s: g.feats == s.feats),
+        "AllTags": count(lambda g, s: (g.upos, g.xpos, g.feats) == (s.upos, s.xpos, s.feats)),
+        "UAS": count(same_head),
+        "LAS": count(lambda g, s: same_head(g, s) and universal(g.deprel) == universal(s.deprel)),
+        "CLAS": count(lambda g, s: same_head(g, s) and universal(g.deprel) == universal(s.deprel), content),
+    }
+
+
+def evaluate_conll18(gold_path: str, system_path: str) -> dict[str, Score]:
+    """The CoNLL 2018 measures of a system file against a gold file."""
+    gold = document(list(read_sentences(gold_path)))
+    system = document(list(read_sentences(system_path)))
+    return score_documents(gold, system, system_path)
+
+
+def report(scores: dict[str, Score]) -> str:
+    """The scorer's table: each measure's precision, recall and F1."""
+    lines = ["Metric     | Precision |    Recall |  F1 Score", "-----------+-----------+-----------+-----------"]
+    for name, score in scores.items():
+        precision = 100.0 * score.correct / score.system if score.system else 0.0
+        recall = 100.0 * score.correct / score.gold if score.gold else 0.0
+        lines.append(f"{name:<11}|{precision:10.2f} |{recall:10.2f} |{score.f1:10.2f}")
+    return "\n".join(lines)

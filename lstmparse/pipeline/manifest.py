@@ -1,0 +1,34 @@
+"""A pipeline's manifest: which model directories are its parts (read without DyNet)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lstmparse.errors import ModelError
+from lstmparse.model_io import CONFIG
+
+ARCH = "pipeline"
+PARTS = ("tokenizer", "tagger", "parser")
+
+
+def part_directories(path: str | Path) -> dict[str, Path]:
+    """The directories of a pipeline's parts, as its manifest names them (relative to it)."""
+    path = Path(path)
+    try:
+        config = json.loads((path / CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ModelError(f"{path / CONFIG}: unreadable pipeline manifest ({error})") from None
+    parts = config.get("parts") if isinstance(config, dict) else None
+    valid = (
+        isinstance(parts, dict)
+        and config.get("arch") == ARCH
+        and "parser" in parts
+        and all(isinstance(directory, str) and directory for directory in parts.values())
+    )
+    if not valid:
+        raise ModelError(f"{path}: not a pipeline manifest (arch 'pipeline' and parts naming a parser directory)")
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        raise ModelError(f"{path / CONFIG}: unknown parts {sorted(unknown)}; a pipeline has {', '.join(PARTS)}")
+    return {name: (path / directory).resolve() for name, directory in parts.items()}

@@ -1,0 +1,23 @@
+"""What a pipeline is trained with, free of DyNet."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lstmparse.options import RunOptions
+from lstmparse.stacklstm.options import TrainingOptions
+
+
+@dataclass
+class PipelineOptions(RunOptions):
+    """A pipeline's data and the parts' shared settings (``epochs``, ``max_minutes``: per part).
+
+    ``batch_size``, ``learning_rate`` and ``dropout`` are the parser's (in ``parser``);
+    the tokenizer and tagger train with their families' defaults.
+    """
+
+    epochs: int | None = None  # None: each family's default
+    jackknife: int = 4  # folds of the training set, each tagged by a tagger trained on the others
+    parser: TrainingOptions | None = None  # the parser's settings (its features should include pos)
+    pretrained: str | None = None  # word2vec text file for the taggers (stored in the tagger model)
+    resume: bool = False  # reuse the parts (and jack-knifed data) already in model_dir that match this run

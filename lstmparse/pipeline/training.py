@@ -1,0 +1,158 @@
+"""Building a pipeline from one treebank: tokenizer, tagger, jack-knifed tags, then the parser on them.
+
+A parser trained on gold tags meets predicted ones at parsing time, with their
+errors; trained on tags predicted the way parsing will see them, it learns to
+live with them.  Tags predicted for a treebank by a tagger trained on it are too
+good, so the training set is cut into ``jackknife`` folds and each fold is tagged
+by a tagger trained on the other folds; the dev set is tagged by the pipeline's
+own tagger.  Each part is trained with its family's defaults (``--epochs`` and
+``--max-minutes`` apply to each part).  With ``resume``, a part whose directory
+already holds a model trained on the same data is reused, so a stopped run
+continues where it stopped (and parts can be trained beforehand, in parallel, into
+the same places); the tokenizer, which nothing else needs, is trained last.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from lstmparse.formats import read_sentences
+from lstmparse.model_io import CONFIG, atomic_write
+from lstmparse.options import RunOptions
+from lstmparse.pipeline.manifest import ARCH
+from lstmparse.pipeline.options import PipelineOptions
+from lstmparse.stacklstm.options import TrainingOptions
+from lstmparse.tagger.api import POSTagger
+from lstmparse.tagger.options import TaggerOptions
+from lstmparse.tokenizer.options import TokenizerOptions
+
+JACKKNIFE_DIRECTORY = "jackknife"  # under the model directory: the folds' tagged training data
+
+
+def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
+    """Train (or reuse) each part into ``model_dir`` and write the manifest; the pipeline's record."""
+    started = time.time()
+    directory = Path(options.model_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    record: dict = {"train": options.train, "dev": options.dev, "jackknife": options.jackknife, "parts": {}}
+    record["parts"]["tagger"] = _trained("tagger", TaggerOptions, options, log)
+    train_tagged, dev_tagged = jackknifed(options, log)
+    parser_options = dataclasses.replace(
+        options.parser or TrainingOptions(train=options.train, model_dir=""),
+        train=str(train_tagged),
+        dev=None if dev_tagged is None else str(dev_tagged),
+        model_dir=str(directory / "parser"),
+        seed=options.seed,
+    )
+    if options.epochs is not None:
+        parser_options.epochs = options.epochs
+    parser_options.max_minutes = options.max_minutes
+    record["parts"]["parser"] = _train_or_reuse("parser", "parser", parser_options, options.resume, log)
+    record["parts"]["tokenizer"] = _trained("tokenizer", TokenizerOptions, options, log)
+    manifest = {"arch": ARCH, "parts": {name: name for name in ("tokenizer", "tagger", "parser")}, "training": record}
+    atomic_write(directory / CONFIG, lambda handle: handle.write(json.dumps(manifest, indent=2).encode("utf-8")))
+    record["total_seconds"] = round(time.time() - started, 1)
+    return record
+
+
+def _part_options(options_class: type, options: PipelineOptions, model_dir: Path, train: str) -> RunOptions:
+    values = {"train": train, "dev": options.dev, "model_dir": str(model_dir), "seed": options.seed}
+    values["max_minutes"] = options.max_minutes
+    if options.epochs is not None:
+        values["epochs"] = options.epochs
+    if options_class is TaggerOptions:
+        values["pretrained"] = options.pretrained
+    return options_class(**values)
+
+
+def _trained(name: str, options_class: type, options: PipelineOptions, log: TextIO) -> dict:
+    """Train one part into ``model_dir/name`` unless a model trained on the same data is there."""
+    part = _part_options(options_class, options, Path(options.model_dir) / name, options.train)
+    return _train_or_reuse(name, name, part, options.resume, log)
+
+
+def _train_or_reuse(label: str, family: str, part: RunOptions, resume: bool, log: TextIO) -> dict:
+    """Train ``family`` (tokenizer, tagger, parser) with ``part``, unless resuming and it is trained already."""
+    previous = _finished_record(Path(part.model_dir))
+    same_data = previous is not None and previous.get("train") == part.train and previous.get("dev") == part.dev
+    if resume and same_data:
+        print(f"{label}: reusing the model in {part.model_dir}", file=log)
+        return _summary(previous)
+    if previous is not None:
+        shutil.rmtree(part.model_dir)
+    print(f"{label}: training into {part.model_dir}", file=log)
+    return _summary(_trainer(family)(part, log))
+
+
+def _trainer(family: str):
+    if family == "tokenizer":
+        from lstmparse.tokenizer.training import train_tokenizer
+
+        return train_tokenizer
+    if family == "tagger":
+        from lstmparse.tagger.training import train_tagger
+
+        return train_tagger
+    from lstmparse.stacklstm.training import train
+
+    return lambda options, log: train(options, log)
+
+
+def _finished_record(directory: Path) -> dict | None:
+    """The training record of the model in ``directory``, if one is there."""
+    try:
+        config = json.loads((directory / CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return config.get("training") if isinstance(config, dict) else None
+
+
+def _summary(record: dict) -> dict:
+    return {key: value for key, value in record.items() if key.startswith("best_") or key in ("train", "dev")}
+
+
+def jackknifed(options: PipelineOptions, log: TextIO) -> tuple[Path, Path | None]:
+    """The training set tagged fold by fold, and the dev set tagged by the pipeline's tagger (CoNLL-U files).
+
+    Only the UPOS, XPOS and FEATS columns are replaced (``retag``); trees and
+    every other column stay gold.
+    """
+    directory = Path(options.model_dir) / JACKKNIFE_DIRECTORY
+    directory.mkdir(parents=True, exist_ok=True)
+    train_out, dev_out = directory / "train.tagged.conllu", directory / "dev.tagged.conllu"
+    if not options.resume:
+        dev_out.unlink(missing_ok=True)
+        train_out.unlink(missing_ok=True)
+    if options.dev and not dev_out.exists():
+        tagger = POSTagger.load(Path(options.model_dir) / "tagger")
+        _write(dev_out, tagger.tag(read_sentences(options.dev), retag=True))
+    if not train_out.exists():
+        sentences = list(read_sentences(options.train))
+        folds = [sentences[k :: options.jackknife] for k in range(options.jackknife)]
+        tagged_folds = []
+        for k, fold in enumerate(folds):
+            fold_dir = directory / f"fold-{k + 1}"
+            rest = directory / f"fold-{k + 1}.train.conllu"
+            _write(rest, (s for j, other in enumerate(folds) if j != k for s in other))
+            print(f"jack-knife fold {k + 1} of {options.jackknife}", file=log)
+            fold_options = _part_options(TaggerOptions, options, fold_dir, str(rest))
+            _train_or_reuse(f"fold {k + 1} tagger", "tagger", fold_options, options.resume, log)
+            tagged_folds.append(list(POSTagger.load(fold_dir).tag(fold, retag=True)))
+        # back in the training set's order: sentence i is in fold i % k, at place i // k
+        ordered = [tagged_folds[i % options.jackknife][i // options.jackknife] for i in range(len(sentences))]
+        _write(train_out, iter(ordered))
+        for k in range(options.jackknife):  # only the tagged data is needed from now on
+            shutil.rmtree(directory / f"fold-{k + 1}", ignore_errors=True)
+            (directory / f"fold-{k + 1}.train.conllu").unlink(missing_ok=True)
+    return train_out, dev_out if options.dev else None
+
+
+def _write(path: Path, sentences) -> None:
+    """Sentences as CoNLL-U, written to a temporary file and renamed."""
+    atomic_write(path, lambda handle: [handle.write(s.to_conllu().encode("utf-8")) for s in sentences])

@@ -1,0 +1,46 @@
+"""The loaded tagger: fills the UPOS, XPOS and FEATS columns of sentences.
+
+import lstmparse
+tagger = lstmparse.load("models/en_ewt_pipeline/tagger")
+for sentence in tagger.tag([["The", "dog", "barks", "."]]):
+    print(sentence.to_conllu())
+
+A column the input already fills is kept (a treebank's gold tags stay gold)
+unless ``retag`` is asked for; a column no word of a sentence fills is predicted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from lstmparse.batching import SENTENCE_WINDOW, windows
+from lstmparse.errors import ModelError
+from lstmparse.formats import Sentence
+from lstmparse.inputs import checked_sentences
+from lstmparse.tagger.model import Tagger
+from lstmparse.tagger.training import tag_all
+
+
+class POSTagger:
+    """A loaded UPOS, XPOS and FEATS tagger."""
+
+    def __init__(self, model: Tagger) -> None:
+        self.model = model
+
+    @classmethod
+    def load(cls, path: str | Path) -> POSTagger:
+        if not Path(path).exists():
+            raise ModelError(f"{path}: no such model directory")
+        return cls(Tagger.load(str(path)))
+
+    def tag(self, sentences: Iterable[Sentence | Sequence[str]], retag: bool = False) -> Iterator[Sentence]:
+        """Each sentence with its blank tag columns filled (all three with ``retag``), in order."""
+        for window in windows(checked_sentences(sentences), SENTENCE_WINDOW):
+            needed = [list(self.model.outputs) if retag else sentence.blank_columns() for sentence in window]
+            todo = [k for k, columns in enumerate(needed) if columns]
+            predicted = dict(zip(todo, tag_all(self.model, [window[k].forms for k in todo]), strict=True))
+            for k, sentence in enumerate(window):
+                if k in predicted:
+                    sentence = sentence.with_columns({column: predicted[k][column] for column in needed[k]})
+                yield sentence

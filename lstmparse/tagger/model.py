@@ -1,0 +1,157 @@
+"""The tagger's network: word vectors, a sentence bi-LSTM and one output layer per tag column.
+
+Sentences are encoded in groups of equal length, each group one dense batched
+graph (no padding, so a sentence's tags never depend on what else is in the
+batch); training and tagging run the same code.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import dynet as dy
+import numpy as np
+
+from lstmparse.formats import Sentence
+from lstmparse.layers.chars import CharacterLSTM
+from lstmparse.layers.embeddings import pretrained_ids, word_ids
+from lstmparse.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
+from lstmparse.tagger.options import COLUMNS, TaggerDimensions
+from lstmparse.vocab import Vocabulary
+
+ARCH = "tagger"
+
+
+class Tagger:
+    """Word vectors, the sentence bi-LSTM and the UPOS, XPOS and FEATS output layers."""
+
+    def __init__(self, vocabs: dict[str, Vocabulary], dims: TaggerDimensions) -> None:
+        self.vocabs, self.dims = vocabs, dims
+        self.model = dy.ParameterCollection()
+        model = self.model
+        self.word_embeddings = model.add_lookup_parameters((len(vocabs["words"]), dims.word))
+        self.char_lstm = CharacterLSTM(model, vocabs["chars"], dims.char_embedding, dims.chars)
+        input_dim = dims.word + self.char_lstm.dim
+        if dims.pretrained:
+            self.pretrained_embeddings = model.add_lookup_parameters((len(vocabs["pretrained"]), dims.pretrained))
+            input_dim += dims.pretrained
+        self.birnn = dy.BiRNNBuilder(dims.layers, input_dim, dims.hidden, model, dy.VanillaLSTMBuilder)
+        self.outputs = {
+            column: (
+                model.add_parameters((len(vocabs[column]), dims.hidden)),
+                model.add_parameters(len(vocabs[column])),
+            )
+            for column in COLUMNS
+        }
+        self.dropout = 0.0
+        self.training_record: dict = {}
+
+    @classmethod
+    def from_sentences(
+        cls, sentences: Sequence[Sentence], dims: TaggerDimensions, pretrained: Vocabulary | None = None
+    ) -> Tagger:
+        """An untrained tagger with the training data's words, characters and tags (and pretrained words)."""
+        words = Counter(t.form for s in sentences for t in s.tokens)
+        vocabs = {
+            "words": Vocabulary.from_counts(words),
+            "chars": Vocabulary.from_counts(Counter(c for form in words for c in form)),
+        }
+        for column in COLUMNS:
+            vocabs[column] = Vocabulary.from_counts(Counter(getattr(t, column) for s in sentences for t in s.tokens))
+        if pretrained is not None:
+            vocabs["pretrained"] = pretrained
+        return cls(vocabs, dims)
+
+    def named_parameters(self) -> dict:
+        named = {"words": self.word_embeddings}
+        named |= self.char_lstm.named_parameters("chars")
+        if self.dims.pretrained:
+            named["pretrained"] = self.pretrained_embeddings
+        named |= birnn_parameters("birnn", self.birnn)
+        for column, (weights, bias) in self.outputs.items():
+            named |= {f"{column}/weights": weights, f"{column}/bias": bias}
+        return named
+
+    def set_pretrained(self, vectors: np.ndarray) -> None:
+        """Copy fixed pretrained vectors into their table (row 0, the unknown word, stays zero)."""
+        self.pretrained_embeddings.init_from_array(np.concatenate([np.zeros((1, vectors.shape[1])), vectors]))
+
+    def scores(self, group: Sequence[Sequence[str]], train: bool = False) -> dict[str, dy.Expression]:
+        """Each column's scores for a group of sentences of one length: (classes x 1), batch word-major.
+
+        Batch element ``j * len(group) + b`` is word ``j`` of sentence ``b``.
+        """
+        size, length = len(group), len(group[0])
+        if any(len(forms) != length for forms in group):
+            raise ValueError("a group's sentences must have one length")
+        by_position = [[forms[j] for forms in group] for j in range(length)]
+        flat = [form for column in by_position for form in column]
+        chars = self.char_lstm.encode(flat)
+        inputs = []
+        for j, forms in enumerate(by_position):
+            parts = [
+                dy.lookup_batch(self.word_embeddings, word_ids(self.vocabs["words"], forms, train)),
+                dy.pick_batch_elems(chars, list(range(j * size, (j + 1) * size))),
+            ]
+            if self.dims.pretrained:
+                ids = pretrained_ids(self.vocabs["pretrained"], forms)
+                parts.append(dy.lookup_batch(self.pretrained_embeddings, ids, update=False))
+            vector = dy.concatenate(parts)
+            inputs.append(dy.dropout(vector, self.dropout) if train and self.dropout else vector)
+        if train and self.dropout:
+            self.birnn.set_dropout(self.dropout)
+        else:
+            self.birnn.disable_dropout()
+        hidden = dy.concatenate_to_batch(self.birnn.transduce(inputs))
+        return {column: dy.affine_transform([b, w, hidden]) for column, (w, b) in self.outputs.items()}
+
+    def group_loss(self, group: Sequence[Sentence]) -> dy.Expression:
+        """The summed negative log-likelihood of a length group's gold tags (all three columns)."""
+        scores = self.scores([s.forms for s in group], train=True)
+        losses = []
+        for column, expression in scores.items():
+            gold = [self.vocabs[column].get(getattr(s.tokens[j], column)) for j in range(len(group[0])) for s in group]
+            losses.append(dy.sum_batches(dy.pickneglogsoftmax_batch(expression, gold)))
+        return dy.esum(losses)
+
+    def predict(self, group: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]:
+        """Each sentence's predicted tags by column, for a group of sentences of one length."""
+        size, length = len(group), len(group[0])
+        predicted = [{column: [""] * length for column in COLUMNS} for _ in group]
+        for column, expression in self.scores(group).items():
+            values = expression.npvalue().reshape(len(self.vocabs[column]), size * length)
+            values[0] = -np.inf  # never the unknown tag
+            strings = self.vocabs[column].strings
+            for k, best in enumerate(values.argmax(axis=0)):
+                predicted[k % size][column][k // size] = strings[best]
+        return predicted
+
+    def save(self, directory: str, training: dict | None = None) -> None:
+        vocab = {name: vocab.to_json() for name, vocab in self.vocabs.items()}
+        record = training if training is not None else self.training_record
+        save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
+
+    @classmethod
+    def load(cls, directory: str) -> Tagger:
+        config, vocab, params = load_model(directory, ARCH, "tagger")
+        with model_contents(directory):
+            tagger = cls(
+                {name: Vocabulary.from_json(v) for name, v in vocab.items()}, TaggerDimensions(**config["dims"])
+            )
+        assign_values(tagger.model, tagger.named_parameters(), params, config["format_version"])
+        tagger.training_record = config.get("training", {})
+        return tagger
+
+
+def length_groups(items: Sequence, length_of, max_items: int) -> list[list[int]]:
+    """Indices of ``items`` grouped by length, at most ``max_items`` per group, groups longest first."""
+    by_length: dict[int, list[int]] = {}
+    for index, item in enumerate(items):
+        by_length.setdefault(length_of(item), []).append(index)
+    return [
+        members[start : start + max_items]
+        for length in sorted(by_length, reverse=True)
+        for members in (by_length[length],)
+        for start in range(0, len(members), max_items)
+    ]

@@ -1,0 +1,35 @@
+"""What the tagger is built and trained with: its defaults in one place, free of DyNet."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from lstmparse.layers import CHAR_LSTM_SIZE
+from lstmparse.options import RunOptions
+
+COLUMNS = ("upos", "xpos", "feats")  # the columns the tagger predicts, in CoNLL-U order
+
+
+@dataclass
+class TaggerDimensions:
+    word: int = 100  # learned word embedding
+    char_embedding: int = 32
+    chars: int = CHAR_LSTM_SIZE  # character bi-LSTM output (half per direction)
+    hidden: int = 200  # sentence bi-LSTM output (half per direction)
+    layers: int = 2
+    pretrained: int = 0  # width of the fixed pretrained vectors (0: none)
+
+
+@dataclass
+class TaggerOptions(RunOptions):
+    """How to train the tagger: Adam on sentences batched by length, dropout on the bi-LSTM's inputs."""
+
+    DYNET_MEMORY_MB: ClassVar[int] = 512
+
+    batch_size: int = 32
+    learning_rate: float = 0.002  # Adam's alpha
+    dropout: float = 0.33
+    epochs: int = 14
+    pretrained: str | None = None
+    dims: TaggerDimensions = field(default_factory=TaggerDimensions)

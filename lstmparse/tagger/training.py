@@ -1,0 +1,142 @@
+"""Training the tagger: Adam on batches of sentences of one length, the best dev UPOS accuracy kept.
+
+Batches of equal-length sentences are dense graphs (no autobatching, no padding);
+words seen once are replaced by the unknown word half the time, and dropout
+(0.33, as Plank et al. 2016 and Stanza use) applies to the bi-LSTM's inputs and
+inside it.  Dev is tagged after every epoch; the model directory keeps the epoch
+with the best UPOS accuracy, the column a tag-reading parser depends on.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+import dynet as dy
+
+from lstmparse.batching import length_batches
+from lstmparse.errors import InputError
+from lstmparse.formats import Sentence, read_sentences
+from lstmparse.layers.embeddings import read_word2vec
+from lstmparse.tagger.model import Tagger, length_groups
+from lstmparse.tagger.options import COLUMNS, TaggerOptions
+from lstmparse.training import (
+    TrainingHooks,
+    Updates,
+    adam_trainer,
+    epoch_entry,
+    new_record,
+    run_epoch,
+    seed_epoch,
+    train_epochs,
+)
+from lstmparse.vocab import Vocabulary
+
+TAGGING_GROUP = 64  # sentences of one length tagged in one graph
+
+
+def read_tagged(path: str) -> list[Sentence]:
+    """Sentences whose UPOS column is filled: the tagger learns from them."""
+    sentences = list(read_sentences(path))
+    for sentence in sentences:
+        blank = next((i for i, t in enumerate(sentence.tokens) if t.upos in ("", "_")), None)
+        if blank is not None:
+            raise InputError(sentence.path, sentence.line_of(blank), "a training word without UPOS")
+    return sentences
+
+
+def tag_all(tagger: Tagger, forms: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]:
+    """Predicted tags of every sentence (lists of forms), in order; equal lengths are tagged together."""
+    results: list = [None] * len(forms)
+    for group in length_groups(forms, len, TAGGING_GROUP):
+        dy.renew_cg()
+        for index, tags in zip(group, tagger.predict([forms[i] for i in group]), strict=True):
+            results[index] = tags
+    return results
+
+
+def accuracies(tagger: Tagger, sentences: Sequence[Sentence]) -> dict[str, float]:
+    """Per-column accuracy (percent) on gold-tokenized sentences, and AllTags (all three right)."""
+    predicted = tag_all(tagger, [s.forms for s in sentences])
+    right = dict.fromkeys((*COLUMNS, "all_tags"), 0)
+    words = 0
+    for sentence, tags in zip(sentences, predicted, strict=True):
+        for j, token in enumerate(sentence.tokens):
+            correct = [tags[column][j] == getattr(token, column) for column in COLUMNS]
+            for column, ok in zip(COLUMNS, correct, strict=True):
+                right[column] += ok
+            right["all_tags"] += all(correct)
+            words += 1
+    return {name: round(100.0 * count / max(words, 1), 2) for name, count in right.items()}
+
+
+def train_tagger(options: TaggerOptions, log: TextIO = sys.stderr) -> dict:
+    """Train and write the best tagger (dev UPOS accuracy) to ``options.model_dir``."""
+    started = time.time()
+    seed_epoch(options.seed, -1)
+    train = read_tagged(options.train)
+    dev = read_tagged(options.dev) if options.dev else []
+    dims = options.dims
+    if options.pretrained:
+        vector_words, vectors = read_word2vec(options.pretrained)
+        dims.pretrained = vectors.shape[1]
+        tagger = Tagger.from_sentences(train, dims, Vocabulary(vector_words))
+        tagger.set_pretrained(vectors)
+    else:
+        tagger = Tagger.from_sentences(train, dims)
+    record = new_record(options, pretrained=options.pretrained)
+    print(
+        f"training a tagger on {len(train)} sentences, {len(tagger.vocabs['words'])} words, "
+        + ", ".join(f"{len(tagger.vocabs[c]) - 1} {c.upper()}" for c in COLUMNS)
+        + f", {tagger.model.parameter_count()} parameters",
+        file=log,
+    )
+    return train_epochs(TaggerTraining(tagger, train, dev, options), options, record, -math.inf, log, started)
+
+
+class TaggerTraining(TrainingHooks):
+    """The tagger's part in the shared loop."""
+
+    loss_name = "loss_per_word"
+
+    def __init__(self, tagger: Tagger, train: list[Sentence], dev: list[Sentence], options: TaggerOptions) -> None:
+        self.tagger, self.examples, self.dev, self.options = tagger, train, dev, options
+        self.dev_seconds_guess = len(dev) / 500.0
+        self.trainer = adam_trainer(tagger.model, options)
+
+    def train_epoch(self, epoch: int, stop_at: float | None) -> dict:
+        batches = length_batches(random.sample(self.examples, len(self.examples)), len, self.options.batch_size)
+        self.tagger.dropout = self.options.dropout
+        start = time.time()
+        loss, words, seen_batches = run_epoch(
+            self.tagger.group_loss,
+            self.trainer,
+            batches,
+            1,
+            stop_at,
+            f"epoch {epoch + 1}",
+            Updates(units=lambda batch: sum(len(s) for s in batch), mean=True, autobatching=False),
+        )
+        self.tagger.dropout = 0.0
+        seen = sum(len(batch) for batch in batches[:seen_batches])
+        return epoch_entry(epoch, seen, time.time() - start, loss_per_word=loss / max(words, 1))
+
+    def evaluate(self) -> tuple[float, dict] | None:
+        if not self.dev:
+            return None
+        scores = accuracies(self.tagger, self.dev)
+        return scores["upos"], {f"dev_{name}": value for name, value in scores.items()}
+
+    def untested_score(self, entry: dict) -> float | None:
+        return -entry["loss_per_word"]
+
+    def save(self, model_dir: str, record: dict) -> None:
+        record["best_dev_upos"] = record["epochs"][-1].get("dev_upos")
+        self.tagger.save(model_dir, training=record)
+
+    def dev_report(self, entry: dict) -> str:
+        return "dev " + "  ".join(f"{c.upper()} {entry[f'dev_{c}']:.2f}" for c in (*COLUMNS, "all_tags"))

@@ -1,0 +1,151 @@
+"""The tokenizer's network: a character bi-LSTM that labels every character of a paragraph.
+
+Each character is read as its own embedding and that of its class (space, digit,
+upper- or lower-case letter, punctuation, symbol, other), so an unseen character
+is still known by its class.  A paragraph is cut into windows of ``window``
+characters, each read with ``context`` characters of the text on either side
+(padding beyond the paragraph), so that every window has one length and any
+number of them, from any paragraphs, make one dense batch; a character's label
+depends on its own window only, never on what else is in the batch.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+
+import dynet as dy
+import numpy as np
+
+from lstmparse.errors import ModelError
+from lstmparse.layers.embeddings import word_ids
+from lstmparse.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
+from lstmparse.tokenizer.data import LABELS, Paragraph
+from lstmparse.tokenizer.options import TokenizerDimensions
+from lstmparse.tokenizer.words import MultiwordSplitter
+from lstmparse.vocab import Vocabulary
+
+ARCH = "tokenizer"
+PAD = "<pad>"
+CLASSES = ("pad", "space", "digit", "upper", "lower", "letter", "punct", "symbol", "other")
+
+
+def char_class(char: str) -> int:
+    """The class of a character, an index into :data:`CLASSES`."""
+    if char.isspace():
+        return 1
+    if char.isdigit():
+        return 2
+    if char.isalpha():
+        return 3 if char.isupper() else 4 if char.islower() else 5
+    category = unicodedata.category(char)
+    return 6 if category[0] == "P" else 7 if category[0] == "S" else 8
+
+
+class CharacterLabeller:
+    """Character and class embeddings, a bi-LSTM over each window, and a softmax over the labels."""
+
+    def __init__(self, chars: Vocabulary, splitter: MultiwordSplitter, dims: TokenizerDimensions) -> None:
+        self.chars, self.splitter, self.dims = chars, splitter, dims
+        self.pad_id = chars.get(PAD)
+        if self.pad_id == 0:
+            raise ModelError(f"the character vocabulary has no {PAD}")
+        self.model = dy.ParameterCollection()
+        model = self.model
+        self.char_embeddings = model.add_lookup_parameters((len(chars), dims.char_embedding))
+        self.class_embeddings = model.add_lookup_parameters((len(CLASSES), 8))
+        self.birnn = dy.BiRNNBuilder(dims.layers, dims.char_embedding + 8, dims.hidden, model, dy.VanillaLSTMBuilder)
+        self.output_weights = model.add_parameters((len(LABELS), dims.hidden))
+        self.output_bias = model.add_parameters(len(LABELS))
+        self.dropout = 0.0
+        self.training_record: dict = {}
+
+    @classmethod
+    def from_paragraphs(
+        cls, paragraphs: Sequence[Paragraph], splitter: MultiwordSplitter, dims: TokenizerDimensions
+    ) -> CharacterLabeller:
+        chars = Vocabulary.from_counts(Counter(_normal(c) for p in paragraphs for c in p.text))
+        chars.add(PAD)
+        return cls(chars, splitter, dims)
+
+    def named_parameters(self) -> dict:
+        named = {"chars": self.char_embeddings, "classes": self.class_embeddings}
+        named |= birnn_parameters("birnn", self.birnn)
+        return named | {"output/weights": self.output_weights, "output/bias": self.output_bias}
+
+    def window_chars(self, text: str, start: int, length: int | None = None) -> tuple[list[str], list[int]]:
+        """The characters a window of ``length`` (default: ``window``) at ``start`` reads, padded, and their classes."""
+        dims = self.dims
+        length = dims.window if length is None else length
+        chars, classes = [], []
+        for position in range(start - dims.context, start + length + dims.context):
+            if 0 <= position < len(text):
+                char = _normal(text[position])
+                chars.append(char)
+                classes.append(char_class(char))
+            else:
+                chars.append(PAD)
+                classes.append(0)
+        return chars, classes
+
+    def scores(self, windows: Sequence[tuple[list[str], list[int]]], train: bool = False) -> dy.Expression:
+        """Label scores of the windows' labelled characters: (labels x 1), batch ``t * len(windows) + b``.
+
+        The windows have one length, their context included.
+        """
+        steps = len(windows[0][0])
+        inputs = []
+        for t in range(steps):
+            chars = word_ids(self.chars, [w[0][t] for w in windows], train)
+            vector = dy.concatenate(
+                [
+                    dy.lookup_batch(self.char_embeddings, chars),
+                    dy.lookup_batch(self.class_embeddings, [w[1][t] for w in windows]),
+                ]
+            )
+            inputs.append(dy.dropout(vector, self.dropout) if train and self.dropout else vector)
+        if train and self.dropout:
+            self.birnn.set_dropout(self.dropout)
+        else:
+            self.birnn.disable_dropout()
+        outputs = self.birnn.transduce(inputs)
+        labelled = dy.concatenate_to_batch(outputs[self.dims.context : steps - self.dims.context])
+        return dy.affine_transform([self.output_bias, self.output_weights, labelled])
+
+    def loss(self, windows: Sequence[tuple[list[str], list[int]]], labels: Sequence[Sequence[int]]) -> dy.Expression:
+        """Summed negative log-likelihood of the gold labels (``-1``: a position past the paragraph, skipped)."""
+        scores = self.scores(windows, train=True)
+        flat = [labels[b][t] for t in range(self.dims.window) for b in range(len(windows))]
+        kept = [k for k, label in enumerate(flat) if label >= 0]
+        losses = dy.pickneglogsoftmax_batch(scores, [max(label, 0) for label in flat])
+        return dy.sum_batches(dy.pick_batch_elems(losses, kept))
+
+    def log_probabilities(self, windows: Sequence[tuple[list[str], list[int]]]) -> np.ndarray:
+        """(windows x labelled characters x labels) log-probabilities, for windows of one length."""
+        length = len(windows[0][0]) - 2 * self.dims.context
+        values = dy.log_softmax(self.scores(windows)).npvalue()
+        return values.reshape(len(LABELS), length, len(windows)).transpose(2, 1, 0)
+
+    def save(self, directory: str, training: dict | None = None) -> None:
+        vocab = {"chars": self.chars.to_json(), "multiword": self.splitter.to_json()}
+        record = training if training is not None else self.training_record
+        save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
+
+    @classmethod
+    def load(cls, directory: str) -> CharacterLabeller:
+        config, vocab, params = load_model(directory, ARCH, "tokenizer")
+        with model_contents(directory):
+            labeller = cls(
+                Vocabulary.from_json(vocab["chars"]),
+                MultiwordSplitter.from_json(vocab["multiword"]),
+                TokenizerDimensions(**config["dims"]),
+            )
+        assign_values(labeller.model, labeller.named_parameters(), params, config["format_version"])
+        labeller.training_record = config.get("training", {})
+        return labeller
+
+
+def _normal(char: str) -> str:
+    """What the network reads for a character: every kind of white space is one space."""
+    return " " if char.isspace() else char

@@ -1,0 +1,30 @@
+"""What the tokenizer is built and trained with: its defaults in one place, free of DyNet."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from lstmparse.options import RunOptions
+
+
+@dataclass
+class TokenizerDimensions:
+    char_embedding: int = 32
+    hidden: int = 128  # the character bi-LSTM's output (half per direction)
+    layers: int = 2
+    window: int = 250  # characters labelled per window
+    context: int = 25  # characters read on each side of a window, not labelled
+
+
+@dataclass
+class TokenizerOptions(RunOptions):
+    """How to train the tokenizer: Adam on batches of character windows."""
+
+    DYNET_MEMORY_MB: ClassVar[int] = 512
+
+    batch_size: int = 32  # windows per update
+    learning_rate: float = 0.002
+    dropout: float = 0.1
+    epochs: int = 20
+    dims: TokenizerDimensions = field(default_factory=TokenizerDimensions)

@@ -1,0 +1,170 @@
+"""Training the tokenizer: Adam on batches of character windows, the best dev segmentation kept.
+
+Each epoch cuts every training paragraph into windows from a random offset, so
+the network sees each character at many places within a window.  After every
+epoch the dev paragraphs are segmented; the model directory keeps the epoch with
+the best mean of token F1 and sentence F1 (tokens are right for almost every
+model, sentences tell models apart).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+import dynet as dy
+
+from lstmparse.errors import InputError
+from lstmparse.formats import read_sentences
+from lstmparse.tokenizer.data import Paragraph, paragraphs, surface_tokens
+from lstmparse.tokenizer.model import CharacterLabeller
+from lstmparse.tokenizer.options import TokenizerOptions
+from lstmparse.tokenizer.segmentation import label_paragraphs, segment, sentences_of
+from lstmparse.tokenizer.words import MultiwordSplitter
+from lstmparse.training import (
+    TrainingHooks,
+    Updates,
+    adam_trainer,
+    epoch_entry,
+    new_record,
+    run_epoch,
+    seed_epoch,
+    train_epochs,
+)
+
+
+def read_paragraphs(path: str) -> tuple[list[Paragraph], MultiwordSplitter]:
+    """A treebank's labelled paragraphs and what its multi-word tokens teach."""
+    sentences = list(read_sentences(path))
+    found = list(paragraphs(sentences))
+    if not found:
+        raise InputError(path, None, "no text to learn tokenization from")
+    multiwords = [(t.form, t.words) for s in sentences for t in surface_tokens(s) if t.is_multiword]
+    return found, MultiwordSplitter.learn(multiwords)
+
+
+def f1(gold: set, system: set) -> float:
+    return 200.0 * len(gold & system) / max(len(gold) + len(system), 1)
+
+
+def segmentation_scores(labeller: CharacterLabeller, dev: Sequence[Paragraph]) -> dict[str, float]:
+    """Token, multi-word token and sentence F1 of the labeller's segmentation of ``dev``."""
+    gold_tokens, system_tokens, gold_sentences, system_sentences = set(), set(), set(), set()
+    log_probs = label_paragraphs(labeller, [p.text for p in dev])
+    for index, (paragraph, values) in enumerate(zip(dev, log_probs, strict=True)):
+        for name, sentences in (("gold", sentences_of(paragraph.text, paragraph.labels)), ("system", None)):
+            if sentences is None:
+                sentences = segment(paragraph.text, values)
+            tokens = gold_tokens if name == "gold" else system_tokens
+            whole = gold_sentences if name == "gold" else system_sentences
+            for sentence in sentences:
+                tokens.update((index, span) for span in sentence)
+                whole.add((index, sentence[0].start, sentence[-1].end))
+    multiword = {t for t in gold_tokens if t[1].multiword}, {t for t in system_tokens if t[1].multiword}
+    return {
+        "tokens_f1": round(f1(gold_tokens, system_tokens), 2),
+        "multiword_f1": round(f1(*multiword), 2),
+        "sentences_f1": round(f1(gold_sentences, system_sentences), 2),
+    }
+
+
+def train_tokenizer(options: TokenizerOptions, log: TextIO = sys.stderr) -> dict:
+    """Train and write the best tokenizer (dev tokens and sentences) to ``options.model_dir``."""
+    started = time.time()
+    seed_epoch(options.seed, -1)
+    train, splitter = read_paragraphs(options.train)
+    dev = read_paragraphs(options.dev)[0] if options.dev else []
+    labeller = CharacterLabeller.from_paragraphs(train, splitter, options.dims)
+    record = new_record(options)
+    print(
+        f"training a tokenizer on {len(train)} paragraphs, {sum(len(p.text) for p in train)} characters, "
+        f"{len(splitter.splits)} multi-word token forms, {labeller.model.parameter_count()} parameters",
+        file=log,
+    )
+    return train_epochs(TokenizerTraining(labeller, train, dev, options), options, record, -math.inf, log, started)
+
+
+class TokenizerTraining(TrainingHooks):
+    """The tokenizer's part in the shared loop: windows from random offsets, dev token and sentence F1."""
+
+    loss_name = "loss_per_char"
+    speed = ("characters_per_second", "chars/s")  # its examples are paragraphs, of any length
+
+    def __init__(
+        self, labeller: CharacterLabeller, train: list[Paragraph], dev: list[Paragraph], options: TokenizerOptions
+    ) -> None:
+        self.labeller, self.examples, self.dev, self.options = labeller, train, dev, options
+        self.dev_seconds_guess = sum(len(p.text) for p in dev) / 20000.0
+        self.trainer = adam_trainer(labeller.model, options)
+
+    def windows(self) -> list[tuple[tuple[list[str], list[int]], list[int]]]:
+        """Every training paragraph cut into windows from a random offset: (window input, labels)."""
+        window = self.labeller.dims.window
+        examples = []
+        for paragraph in self.examples:
+            shift = random.randrange(window)
+            for start in range(-shift, len(paragraph.text), window):
+                labels = [
+                    paragraph.labels[i] if 0 <= i < len(paragraph.text) else -1 for i in range(start, start + window)
+                ]
+                if any(label >= 0 for label in labels):
+                    examples.append((self.labeller.window_chars(paragraph.text, start), labels))
+        random.shuffle(examples)
+        return examples
+
+    def batch_loss(self, batch: list) -> dy.Expression:
+        return self.labeller.loss([inputs for inputs, _ in batch], [labels for _, labels in batch])
+
+    def train_epoch(self, epoch: int, stop_at: float | None) -> dict:
+        windows = self.windows()
+        size = self.options.batch_size
+        batches = [windows[start : start + size] for start in range(0, len(windows), size)]
+        self.labeller.dropout = self.options.dropout
+        start = time.time()
+        loss, chars, seen = run_epoch(
+            self.batch_loss,
+            self.trainer,
+            batches,
+            1,
+            stop_at,
+            f"epoch {epoch + 1}",
+            Updates(
+                units=lambda batch: sum(sum(x >= 0 for x in labels) for _, labels in batch),
+                mean=True,
+                autobatching=False,
+            ),
+        )
+        self.labeller.dropout = 0.0
+        paragraphs_seen = len(self.examples) if seen == len(batches) else len(self.examples) * seen // len(batches)
+        seconds = time.time() - start
+        return epoch_entry(
+            epoch,
+            paragraphs_seen,
+            seconds,
+            loss_per_char=loss / max(chars, 1),
+            characters_per_second=round(chars / max(seconds, 1e-9)),
+        )
+
+    def evaluate(self) -> tuple[float, dict] | None:
+        if not self.dev:
+            return None
+        scores = segmentation_scores(self.labeller, self.dev)
+        return (scores["tokens_f1"] + scores["sentences_f1"]) / 2, {f"dev_{k}": v for k, v in scores.items()}
+
+    def untested_score(self, entry: dict) -> float | None:
+        return -entry["loss_per_char"]
+
+    def save(self, model_dir: str, record: dict) -> None:
+        record["best_dev_tokens_f1"] = record["epochs"][-1].get("dev_tokens_f1")
+        record["best_dev_sentences_f1"] = record["epochs"][-1].get("dev_sentences_f1")
+        self.labeller.save(model_dir, training=record)
+
+    def dev_report(self, entry: dict) -> str:
+        return (
+            f"dev tokens F1 {entry['dev_tokens_f1']:.2f}  multi-word {entry['dev_multiword_f1']:.2f}  "
+            f"sentences F1 {entry['dev_sentences_f1']:.2f}"
+        )

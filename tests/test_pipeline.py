@@ -1,0 +1,182 @@
+"""Raw text to trees through the command line: a pipeline built by `train --arch pipeline`, and its errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FASTEST_MODEL
+from test_faults import assert_one_error_line
+
+from lstmparse.formats import read_sentences
+from lstmparse.tokenizer.data import paragraphs
+
+
+def lstmparse(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "lstmparse", *map(str, args)], input=stdin, capture_output=True, text=True, timeout=600
+    )
+
+
+@pytest.fixture(scope="module")
+def pipeline(small_treebank, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """A pipeline trained for one epoch per part on 200 EWT sentences, two jack-knife folds."""
+    model = tmp_path_factory.mktemp("pipeline") / "m"
+    result = lstmparse(
+        "train",
+        "--arch",
+        "pipeline",
+        "--train",
+        small_treebank["train"],
+        "--dev",
+        small_treebank["dev"],
+        "--model-dir",
+        model,
+        "--epochs",
+        "1",
+        "--jackknife",
+        "2",
+        "--features",
+        "words,pos",
+        "--system",
+        "arc-hybrid",
+    )
+    assert result.returncode == 0, result.stderr
+    return model, result
+
+
+@pytest.fixture(scope="module")
+def raw_dev(small_treebank, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("raw") / "dev.txt"
+    path.write_text("\n\n".join(p.text for p in paragraphs(read_sentences(str(small_treebank["dev"])))) + "\n")
+    return path
+
+
+def test_training_builds_every_part_and_a_manifest(pipeline):
+    model, result = pipeline
+    manifest = json.loads((model / "config.json").read_text())
+    assert manifest["arch"] == "pipeline"
+    for part in ("tokenizer", "tagger", "parser"):
+        assert (model / manifest["parts"][part] / "config.json").is_file()
+    parser_record = json.loads((model / "parser" / "config.json").read_text())["training"]
+    assert parser_record["train"].endswith("train.tagged.conllu")  # trained on jack-knifed tags
+    assert not list((model / "jackknife").glob("fold-*"))  # the folds' taggers are not kept
+    assert "jack-knife fold 2 of 2" in result.stderr
+
+
+def test_jackknifed_training_data_keeps_trees_and_replaces_tags(pipeline, small_treebank):
+    model, _ = pipeline
+    gold = list(read_sentences(str(small_treebank["train"])))
+    tagged = list(read_sentences(str(model / "jackknife" / "train.tagged.conllu")))
+    assert [s.forms for s in tagged] == [s.forms for s in gold]
+    assert [s.heads for s in tagged] == [s.heads for s in gold]
+    assert [s.deprels for s in tagged] == [s.deprels for s in gold]
+
+
+def test_raw_text_is_tokenized_tagged_and_parsed(pipeline, raw_dev, small_treebank, tmp_path):
+    model, _ = pipeline
+    output = tmp_path / "out.conllu"
+    result = lstmparse("parse", "--model", model, "--input-format", "raw", "--input", raw_dev, "--output", output)
+    assert result.returncode == 0, result.stderr
+    parsed = list(read_sentences(str(output)))
+    assert parsed and all(s.heads.count(0) >= 1 and None not in s.heads for s in parsed)
+    assert all(t.upos != "_" for s in parsed for t in s.tokens)
+    scored = lstmparse("evaluate", "--json", small_treebank["dev"], output)
+    assert scored.returncode == 0, scored.stderr
+    assert set(json.loads(scored.stdout)["conll18"]) >= {"Tokens", "Sentences", "Words", "UPOS", "LAS"}
+
+
+def test_raw_text_from_stdin_and_with_jobs_gives_the_same_output(pipeline, raw_dev):
+    model, _ = pipeline
+    text = raw_dev.read_text()
+    one = lstmparse("parse", "--model", model, "--input-format", "raw", "--quiet", stdin=text)
+    two = lstmparse("parse", "--model", model, "--input-format", "raw", "--quiet", "--jobs", "2", stdin=text)
+    assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
+    assert one.stdout == two.stdout and one.stdout
+
+
+def test_tagged_input_keeps_its_tags_unless_retagged(pipeline, small_treebank):
+    model, _ = pipeline
+    gold = small_treebank["dev"].read_text()
+    kept = lstmparse("parse", "--model", model, "--quiet", stdin=gold)
+    retagged = lstmparse("parse", "--model", model, "--quiet", "--retag", stdin=gold)
+    upos = [[line.split("\t")[3] for line in block.split("\n") if line[:1].isdigit()] for block in gold.split("\n\n")]
+
+    def tags_of(text):
+        return [
+            [line.split("\t")[3] for line in block.split("\n") if line[:1].isdigit()] for block in text.split("\n\n")
+        ]
+
+    assert tags_of(kept.stdout) == upos
+    assert tags_of(retagged.stdout) != upos
+
+
+def test_untagged_conllu_is_tagged_before_parsing(pipeline, small_treebank):
+    from test_faults import blank_tags
+
+    model, _ = pipeline
+    result = lstmparse("parse", "--model", model, "--quiet", stdin=blank_tags(small_treebank["dev"].read_text()))
+    assert result.returncode == 0, result.stderr
+    words = [line.split("\t") for line in result.stdout.split("\n") if line[:1].isdigit()]
+    words = [columns for columns in words if columns[0].isdigit()]  # not multi-word token lines
+    assert words and all(columns[3] != "_" for columns in words)
+
+
+def test_raw_input_needs_a_pipeline(raw_dev):
+    result = lstmparse("parse", "--model", FASTEST_MODEL, "--input-format", "raw", "--input", raw_dev)
+    assert_one_error_line(result, "--input-format raw needs a pipeline model")
+
+
+def test_bad_bytes_in_raw_text_name_the_line(pipeline, tmp_path):
+    model, _ = pipeline
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"A fine line.\n\nAnother \xff one.\n")
+    for jobs in ("1", "2"):
+        result = lstmparse("parse", "--model", model, "--input-format", "raw", "--input", bad, "--jobs", jobs)
+        assert_one_error_line(result, f"{bad}:3:", "not valid UTF-8")
+
+
+def test_training_into_a_pipeline_directory_needs_resume_and_then_reuses_parts(pipeline, small_treebank):
+    model, _ = pipeline
+    common = ["train", "--arch", "pipeline", "--train", small_treebank["train"], "--dev", small_treebank["dev"]]
+    common += ["--model-dir", model, "--epochs", "1", "--jackknife", "2", "--features", "words,pos"]
+    refused = lstmparse(*common)
+    assert_one_error_line(refused, "already holds a model")
+    resumed = lstmparse(*common, "--system", "arc-hybrid", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    for part in ("tokenizer", "tagger", "parser"):
+        assert f"{part}: reusing the model" in resumed.stderr
+
+
+def test_parse_corpus_tokenizes_raw_shards_as_parse_does(pipeline, raw_dev, tmp_path):
+    model, _ = pipeline
+    shard = tmp_path / "shard.txt"
+    shard.write_text(raw_dev.read_text())
+    single = lstmparse("parse", "--model", model, "--input-format", "raw", "--input", shard, "--quiet")
+    corpus = lstmparse(
+        "parse-corpus", shard, "--output-dir", tmp_path / "out", "--model", model, "--input-format", "raw", "--quiet"
+    )
+    assert corpus.returncode == 0, corpus.stderr
+    assert (tmp_path / "out" / "shard.txt.conllu").read_text() == single.stdout
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        ({"arch": "pipeline", "parts": {"tagger": "tagger"}}, "not a pipeline manifest"),
+        ({"arch": "pipeline", "parts": {"parser": "parser", "lemmatizer": "x"}}, "unknown parts ['lemmatizer']"),
+        ({"arch": "pipeline", "parts": {"parser": "missing"}}, "missing"),
+    ],
+    ids=["no-parser", "unknown-part", "missing-part"],
+)
+def test_a_broken_manifest_is_one_error(pipeline, tmp_path, manifest, message):
+    model, _ = pipeline
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "parser").symlink_to(model / "parser")
+    (broken / "config.json").write_text(json.dumps(manifest))
+    result = lstmparse("parse", "--model", broken, "--input-format", "raw", stdin="Dogs bark.\n")
+    assert_one_error_line(result, message)

@@ -1,0 +1,145 @@
+"""Raw text to CoNLL-U: training data rebuilt from a treebank, multi-word splits, segmentation rules, output."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lstmparse.conll18 import evaluate_conll18
+from lstmparse.formats import read_sentences
+from lstmparse.tokenizer.data import INSIDE, MULTIWORD, TOKEN, TOKEN_SENTENCE, paragraphs, surface_tokens
+from lstmparse.tokenizer.segmentation import best_labels, sentences_of
+from lstmparse.tokenizer.words import MultiwordSplitter
+
+
+@pytest.fixture(scope="module")
+def ewt_dev(ewt) -> list:
+    return list(read_sentences(str(ewt / "dev.conllu")))
+
+
+def test_paragraph_text_is_the_treebank_text(ewt_dev):
+    """Rebuilt from tokens and SpaceAfter=No, each paragraph is its sentences' '# text' lines joined.
+
+    Joined by spaces, except after a sentence whose last token says SpaceAfter=No
+    ('high quality.You'll'): so the characters agree everywhere, the spaces almost everywhere.
+    """
+    texts = []
+    for sentence in ewt_dev:
+        text = next(line[len("# text = ") :] for line in sentence.lines if line.startswith("# text = "))
+        if any(line.startswith(("# newpar", "# newdoc")) for line in sentence.lines) or not texts:
+            texts.append(text)
+        else:
+            texts[-1] += " " + text
+    rebuilt = [p.text for p in paragraphs(ewt_dev)]
+    assert len(rebuilt) == len(texts)
+    assert [t.replace(" ", "") for t in rebuilt] == [t.replace(" ", "") for t in texts]
+    assert sum(a != b for a, b in zip(rebuilt, texts, strict=True)) <= len(texts) // 20
+
+
+def test_gold_labels_give_back_the_gold_tokens_and_sentences(ewt_dev):
+    sentences = ewt_dev[:300]
+    spans = [span for p in paragraphs(sentences) for s in sentences_of(p.text, p.labels) for span in s]
+    tokens = [t for s in sentences for t in surface_tokens(s)]
+    found = [
+        p.text[span.start : span.end]
+        for p in paragraphs(sentences)
+        for s in sentences_of(p.text, p.labels)
+        for span in s
+    ]
+    assert found == [t.form for t in tokens]
+    assert [span.multiword for span in spans] == [t.is_multiword for t in tokens]
+    assert sum(len(sentences_of(p.text, p.labels)) for p in paragraphs(sentences)) == len(sentences)
+
+
+@pytest.fixture(scope="module")
+def splitter(ewt) -> MultiwordSplitter:
+    train = read_sentences(str(ewt / "train.conllu"))
+    return MultiwordSplitter.learn((t.form, t.words) for s in train for t in surface_tokens(s) if t.is_multiword)
+
+
+@pytest.mark.parametrize(
+    ("form", "words"),
+    [
+        ("don't", ["do", "n't"]),
+        ("Don't", ["Do", "n't"]),
+        ("DON'T", ["DO", "N'T"]),
+        ("McDonald's", ["McDonald", "'s"]),  # unseen: cut before a learned ending, its spelling kept
+        ("gonna", ["gon", "na"]),
+        ("xyzzy", ["xyzzy"]),  # nothing to cut it by: one word
+    ],
+)
+def test_multiword_tokens_split_as_the_treebank_does(splitter, form, words):
+    assert splitter.split(form) == words
+    assert MultiwordSplitter.from_json(splitter.to_json()).split(form) == words
+
+
+def one_hot(labels: list[int]) -> np.ndarray:
+    values = np.full((len(labels), 5), -5.0, dtype=np.float32)
+    values[np.arange(len(labels)), labels] = 0.0
+    values[:, TOKEN] = np.maximum(values[:, TOKEN], -1.0)  # token end the second choice everywhere
+    return values
+
+
+def test_white_space_ends_a_token_and_the_paragraph_ends_a_sentence():
+    text = "ab cd"
+    labels = best_labels(text, one_hot([INSIDE, INSIDE, TOKEN, INSIDE, INSIDE]))
+    assert labels == [INSIDE, TOKEN, INSIDE, INSIDE, TOKEN_SENTENCE]
+    (sentence,) = sentences_of(text, labels)
+    assert [(s.start, s.end) for s in sentence] == [(0, 2), (3, 5)]
+
+
+def test_a_multiword_label_survives_the_paragraph_end():
+    labels = best_labels("don't", one_hot([INSIDE] * 4 + [MULTIWORD]))
+    (sentence,) = sentences_of("don't", labels)
+    assert sentence[0].multiword
+
+
+@pytest.fixture(scope="module")
+def tokenizer(small_treebank, tmp_path_factory):
+    """A tokenizer trained for two epochs on 200 EWT sentences: crude, but every path runs."""
+    from lstmparse.tokenizer.api import Tokenizer
+    from lstmparse.tokenizer.options import TokenizerOptions
+    from lstmparse.tokenizer.training import train_tokenizer
+
+    model_dir = tmp_path_factory.mktemp("tokenizer") / "m"
+    options = TokenizerOptions(train=str(small_treebank["train"]), model_dir=str(model_dir), epochs=2)
+    train_tokenizer(options, log=io.StringIO())
+    return Tokenizer.load(model_dir)
+
+
+def raw_text_of(path: Path) -> str:
+    return "\n\n".join(p.text for p in paragraphs(read_sentences(str(path))))
+
+
+def test_tokenized_output_is_conllu_the_scorer_aligns_with_gold(tokenizer, small_treebank, tmp_path):
+    sentences = tokenizer.tokenize(raw_text_of(small_treebank["dev"]))
+    output = tmp_path / "tokenized.conllu"
+    output.write_text("".join(s.to_conllu() for s in sentences), encoding="utf-8")
+    read_back = list(read_sentences(str(output)))
+    assert [s.forms for s in read_back] == [s.forms for s in sentences]
+    assert all(any(line.startswith("# text = ") for line in s.lines) for s in read_back)
+    scores = evaluate_conll18(str(small_treebank["dev"]), str(output))  # raises if the text were not kept
+    assert scores["Tokens"].f1 > 50
+
+
+def test_a_paragraph_is_segmented_the_same_alone_or_with_others(tokenizer, small_treebank):
+    text = raw_text_of(small_treebank["dev"])
+    together = [s.forms for s in tokenizer.tokenize(text)]
+    alone = [s.forms for paragraph in text.split("\n\n") for s in tokenizer.tokenize(paragraph)]
+    assert together == alone
+
+
+def test_multiword_tokens_and_missing_spaces_are_written(tokenizer):
+    from lstmparse.tokenizer.api import RawParagraph
+    from lstmparse.tokenizer.segmentation import Span
+
+    paragraph = RawParagraph("I don't know.")
+    spans = [Span(0, 1), Span(2, 7, multiword=True), Span(8, 12), Span(12, 13)]
+    sentence = tokenizer.sentence(paragraph, spans, 1, new_paragraph=True)
+    assert sentence.forms == ["I", "do", "n't", "know", "."]
+    assert sentence.lines[:3] == ["# newpar", "# sent_id = 1", "# text = I don't know."]
+    assert sentence.lines[4].startswith("2-3\tdon't\t")
+    assert sentence.lines[-2].endswith("\tSpaceAfter=No")
