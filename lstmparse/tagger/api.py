@@ -18,8 +18,7 @@ from lstmparse.batching import SENTENCE_WINDOW, windows
 from lstmparse.errors import ModelError
 from lstmparse.formats import Sentence
 from lstmparse.inputs import checked_sentences
-from lstmparse.tagger.model import Tagger
-from lstmparse.tagger.training import tag_all
+from lstmparse.tagger.model import Tagger, tag_all
 
 
 class POSTagger:

@@ -21,6 +21,7 @@ from lstmparse.tagger.options import COLUMNS, TaggerDimensions
 from lstmparse.vocab import Vocabulary
 
 ARCH = "tagger"
+TAGGING_GROUP = 64  # sentences of one length tagged in one graph (more take more memory, for no speed)
 
 
 class Tagger:
@@ -155,3 +156,13 @@ def length_groups(items: Sequence, length_of, max_items: int) -> list[list[int]]
         for members in (by_length[length],)
         for start in range(0, len(members), max_items)
     ]
+
+
+def tag_all(tagger: Tagger, forms: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]:
+    """Predicted tags of every sentence (lists of forms), in order; equal lengths are tagged together."""
+    results: list = [None] * len(forms)
+    for group in length_groups(forms, len, TAGGING_GROUP):
+        dy.renew_cg()
+        for index, tags in zip(group, tagger.predict([forms[i] for i in group]), strict=True):
+            results[index] = tags
+    return results

@@ -16,13 +16,11 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
-import dynet as dy
-
 from lstmparse.batching import length_batches
 from lstmparse.errors import InputError
 from lstmparse.formats import Sentence, read_sentences
 from lstmparse.layers.embeddings import read_word2vec
-from lstmparse.tagger.model import Tagger, length_groups
+from lstmparse.tagger.model import Tagger, tag_all
 from lstmparse.tagger.options import COLUMNS, TaggerOptions
 from lstmparse.training import (
     TrainingHooks,
@@ -36,8 +34,6 @@ from lstmparse.training import (
 )
 from lstmparse.vocab import Vocabulary
 
-TAGGING_GROUP = 64  # sentences of one length tagged in one graph
-
 
 def read_tagged(path: str) -> list[Sentence]:
     """Sentences whose UPOS column is filled: the tagger learns from them."""
@@ -47,16 +43,6 @@ def read_tagged(path: str) -> list[Sentence]:
         if blank is not None:
             raise InputError(sentence.path, sentence.line_of(blank), "a training word without UPOS")
     return sentences
-
-
-def tag_all(tagger: Tagger, forms: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]:
-    """Predicted tags of every sentence (lists of forms), in order; equal lengths are tagged together."""
-    results: list = [None] * len(forms)
-    for group in length_groups(forms, len, TAGGING_GROUP):
-        dy.renew_cg()
-        for index, tags in zip(group, tagger.predict([forms[i] for i in group]), strict=True):
-            results[index] = tags
-    return results
 
 
 def accuracies(tagger: Tagger, sentences: Sequence[Sentence]) -> dict[str, float]:

@@ -23,7 +23,7 @@ from lstmparse.formats import read_sentences
 from lstmparse.tokenizer.data import Paragraph, paragraphs, surface_tokens
 from lstmparse.tokenizer.model import CharacterLabeller
 from lstmparse.tokenizer.options import TokenizerOptions
-from lstmparse.tokenizer.segmentation import label_paragraphs, segment, sentences_of
+from lstmparse.tokenizer.segmentation import Span, label_paragraphs, segment, sentences_of
 from lstmparse.tokenizer.words import MultiwordSplitter
 from lstmparse.training import (
     TrainingHooks,
@@ -51,19 +51,23 @@ def f1(gold: set, system: set) -> float:
     return 200.0 * len(gold & system) / max(len(gold) + len(system), 1)
 
 
+def spans_of(segmentations: Sequence[list[list[Span]]]) -> tuple[set, set]:
+    """Every (paragraph, token span) and every (paragraph, sentence start, sentence end) of a segmentation."""
+    tokens, sentences = set(), set()
+    for index, paragraph in enumerate(segmentations):
+        for sentence in paragraph:
+            tokens.update((index, span) for span in sentence)
+            sentences.add((index, sentence[0].start, sentence[-1].end))
+    return tokens, sentences
+
+
 def segmentation_scores(labeller: CharacterLabeller, dev: Sequence[Paragraph]) -> dict[str, float]:
     """Token, multi-word token and sentence F1 of the labeller's segmentation of ``dev``."""
-    gold_tokens, system_tokens, gold_sentences, system_sentences = set(), set(), set(), set()
     log_probs = label_paragraphs(labeller, [p.text for p in dev])
-    for index, (paragraph, values) in enumerate(zip(dev, log_probs, strict=True)):
-        for name, sentences in (("gold", sentences_of(paragraph.text, paragraph.labels)), ("system", None)):
-            if sentences is None:
-                sentences = segment(paragraph.text, values)
-            tokens = gold_tokens if name == "gold" else system_tokens
-            whole = gold_sentences if name == "gold" else system_sentences
-            for sentence in sentences:
-                tokens.update((index, span) for span in sentence)
-                whole.add((index, sentence[0].start, sentence[-1].end))
+    gold_tokens, gold_sentences = spans_of([sentences_of(p.text, p.labels) for p in dev])
+    system_tokens, system_sentences = spans_of(
+        [segment(p.text, values) for p, values in zip(dev, log_probs, strict=True)]
+    )
     multiword = {t for t in gold_tokens if t[1].multiword}, {t for t in system_tokens if t[1].multiword}
     return {
         "tokens_f1": round(f1(gold_tokens, system_tokens), 2),
