@@ -142,11 +142,8 @@ def score_sentences(gold: Sequence[Sentence], system: Sequence[Sentence], system
     )
 
 
-def same_words(gold_path: str, system_path: str) -> bool:
-    """Whether two CoNLL-U files have the same sentences of the same words (gold tokenization)."""
-    from lstmparse.formats import read_sentences
-
-    gold, system = list(read_sentences(gold_path)), list(read_sentences(system_path))
+def same_words(gold: Sequence[Sentence], system: Sequence[Sentence]) -> bool:
+    """Whether two files' sentences have the same words (gold tokenization)."""
     return len(gold) == len(system) and all(g.forms == s.forms for g, s in zip(gold, system, strict=True))
 
 

@@ -154,7 +154,11 @@ def read_sentences(path: str, fmt: str = "conllu") -> Iterator[Sentence]:
 
 def read_treebank(path: str, fmt: str = "conllu") -> list[Sentence]:
     """All sentences of a file whose trees must be complete (training, evaluation)."""
-    sentences = list(read_sentences(path, fmt))
+    return check_trees(list(read_sentences(path, fmt)))
+
+
+def check_trees(sentences: list[Sentence]) -> list[Sentence]:
+    """The sentences, once every word has a HEAD and a DEPREL; the first that lacks one is an InputError."""
     for sentence in sentences:
         for i, token in enumerate(sentence.tokens):
             if token.head is None or token.deprel in (None, "_"):

@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import FASTEST_MODEL
 from test_faults import assert_one_error_line
+from test_faults import lstmparse_cli as lstmparse
 
 from lstmparse.formats import read_sentences
 from lstmparse.tokenizer.data import paragraphs
-
-
-def lstmparse(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "lstmparse", *map(str, args)], input=stdin, capture_output=True, text=True, timeout=600
-    )
 
 
 @pytest.fixture(scope="module")

@@ -37,11 +37,15 @@ def evaluate(gold, system, as_json, fmt) -> None:
         scores = evaluate_ptb_files(gold, system)
         click.echo(json.dumps(scores.as_dict(), indent=2) if as_json else scores.report())
         return
-    from lstmparse.conll18 import evaluate_conll18, report
-    from lstmparse.evaluation import evaluate_files, same_words
+    from lstmparse.conll18 import document, report, score_documents
+    from lstmparse.evaluation import same_words, score_sentences
+    from lstmparse.formats import check_trees, read_sentences
 
-    conll18 = evaluate_conll18(gold, system)
-    scores = evaluate_files(gold, system) if same_words(gold, system) else None
+    gold_sentences, system_sentences = list(read_sentences(gold)), list(read_sentences(system))
+    conll18 = score_documents(document(gold_sentences), document(system_sentences), system)
+    scores = None
+    if same_words(gold_sentences, system_sentences):
+        scores = score_sentences(check_trees(gold_sentences), check_trees(system_sentences), system)
     if as_json:
         result = scores.as_dict() if scores is not None else {}
         result["conll18"] = {name: round(score.f1, 2) for name, score in conll18.items()}

@@ -6,3 +6,15 @@ CHAR_LSTM_SIZE = 100  # the papers' character bi-LSTM output size, both directio
 def char_vector_width(output_dim: int) -> int:
     """The character bi-LSTM vector's actual size: two directions of ``output_dim // 2`` each."""
     return 2 * (output_dim // 2)
+
+
+def transduce(birnn, inputs: list, dropout: float) -> list:
+    """A DyNet ``BiRNNBuilder``'s outputs over ``inputs``, with its dropout on (training) or off (``dropout`` 0).
+
+    The builder keeps its dropout setting between graphs, so every run sets it.
+    """
+    if dropout:
+        birnn.set_dropout(dropout)
+    else:
+        birnn.disable_dropout()
+    return birnn.transduce(inputs)

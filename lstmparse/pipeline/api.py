@@ -21,7 +21,7 @@ from lstmparse.model_io import model_arch
 from lstmparse.pipeline.manifest import ARCH, part_directories
 from lstmparse.stacklstm.api import Parser
 from lstmparse.tagger.api import POSTagger
-from lstmparse.tokenizer.api import Tokenizer, raw_paragraphs, read_raw
+from lstmparse.tokenizer.api import Tokenizer, read_raw
 
 
 class Pipeline:
@@ -63,7 +63,7 @@ class Pipeline:
 
     def tokenize(self, text: str) -> Iterator[Sentence]:
         """The sentences of raw text (paragraphs separated by blank lines), untagged and unparsed."""
-        return self._tokenizer().tokenize_paragraphs(raw_paragraphs(enumerate(text.splitlines(), start=1)))
+        return iter(self._tokenizer().tokenize(text))
 
     def tag(self, sentences: Iterable[Sentence | Sequence[str]], retag: bool = False) -> Iterator[Sentence]:
         """The sentences with their blank tag columns filled (all of them with ``retag``)."""

@@ -27,6 +27,7 @@ import dynet as dy
 import numpy as np
 
 from lstmparse.formats import Token
+from lstmparse.layers import transduce
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
 from lstmparse.model_io import birnn_parameters
@@ -120,16 +121,8 @@ class TokenEncoder:
             x = dy.dropout(x, dropout)
         vectors = [dy.pick_batch_elem(x, i) for i in range(len(tokens))]
         if self.context is not None:
-            vectors = self._in_context(vectors, dropout if train else 0.0)
+            vectors = transduce(self.context, vectors, dropout if train else 0.0)
         return vectors
-
-    def _in_context(self, vectors: list[dy.Expression], dropout: float) -> list[dy.Expression]:
-        """The bi-LSTM outputs over the sentence's token vectors."""
-        if dropout:
-            self.context.set_dropout(dropout)
-        else:
-            self.context.disable_dropout()
-        return self.context.transduce(vectors)
 
     def _feats(self, tokens: Sequence[Token]) -> dy.Expression:
         """Each word's sum of its own Feature=Value embeddings; 'no feature' once for a word without any.

@@ -14,6 +14,7 @@ import dynet as dy
 import numpy as np
 
 from lstmparse.formats import Sentence
+from lstmparse.layers import transduce
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
 from lstmparse.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
@@ -100,11 +101,7 @@ class Tagger:
                 parts.append(dy.lookup_batch(self.pretrained_embeddings, ids, update=False))
             vector = dy.concatenate(parts)
             inputs.append(dy.dropout(vector, self.dropout) if train and self.dropout else vector)
-        if train and self.dropout:
-            self.birnn.set_dropout(self.dropout)
-        else:
-            self.birnn.disable_dropout()
-        hidden = dy.concatenate_to_batch(self.birnn.transduce(inputs))
+        hidden = dy.concatenate_to_batch(transduce(self.birnn, inputs, self.dropout if train else 0.0))
         return {column: dy.affine_transform([b, w, hidden]) for column, (w, b) in self.outputs.items()}
 
     def group_loss(self, group: Sequence[Sentence]) -> dy.Expression:

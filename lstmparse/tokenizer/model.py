@@ -19,7 +19,8 @@ import dynet as dy
 import numpy as np
 
 from lstmparse.errors import ModelError
-from lstmparse.layers.embeddings import word_ids
+from lstmparse.layers import transduce
+from lstmparse.layers.embeddings import WORD_DROPOUT
 from lstmparse.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
 from lstmparse.tokenizer.data import LABELS, Paragraph
 from lstmparse.tokenizer.options import TokenizerDimensions
@@ -58,6 +59,8 @@ class CharacterLabeller:
         self.birnn = dy.BiRNNBuilder(dims.layers, dims.char_embedding + 8, dims.hidden, model, dy.VanillaLSTMBuilder)
         self.output_weights = model.add_parameters((len(LABELS), dims.hidden))
         self.output_bias = model.add_parameters(len(LABELS))
+        self.singletons = np.array([chars.counts.get(c) == 1 for c in chars.strings])  # replaced in training
+        self._codes: dict[str, tuple[int, int]] = {}  # each character's id and class, once computed
         self.dropout = 0.0
         self.training_record: dict = {}
 
@@ -74,46 +77,53 @@ class CharacterLabeller:
         named |= birnn_parameters("birnn", self.birnn)
         return named | {"output/weights": self.output_weights, "output/bias": self.output_bias}
 
-    def window_chars(self, text: str, start: int, length: int | None = None) -> tuple[list[str], list[int]]:
-        """The characters a window of ``length`` (default: ``window``) at ``start`` reads, padded, and their classes."""
-        dims = self.dims
-        length = dims.window if length is None else length
-        chars, classes = [], []
-        for position in range(start - dims.context, start + length + dims.context):
-            if 0 <= position < len(text):
-                char = _normal(text[position])
-                chars.append(char)
-                classes.append(char_class(char))
-            else:
-                chars.append(PAD)
-                classes.append(0)
-        return chars, classes
+    def encode(self, text: str) -> np.ndarray:
+        """A text's (2 x characters) codes, computed once per text: character ids, then character classes."""
+        codes = np.empty((2, len(text)), dtype=np.int64)
+        for position, char in enumerate(text):
+            code = self._codes.get(char)
+            if code is None:
+                normal = _normal(char)
+                code = self._codes[char] = (self.chars.get(normal), char_class(normal))
+            codes[:, position] = code
+        return codes
 
-    def scores(self, windows: Sequence[tuple[list[str], list[int]]], train: bool = False) -> dy.Expression:
+    def window(self, codes: np.ndarray, start: int, length: int | None = None) -> np.ndarray:
+        """The codes a window of ``length`` (default: ``window``) at ``start`` reads, with its context, padded."""
+        context = self.dims.context
+        length = self.dims.window if length is None else length
+        window = np.empty((2, length + 2 * context), dtype=np.int64)
+        window[0], window[1] = self.pad_id, 0
+        first, last = max(start - context, 0), min(start + length + context, codes.shape[1])
+        if first < last:
+            window[:, first - (start - context) : last - (start - context)] = codes[:, first:last]
+        return window
+
+    def scores(self, windows: Sequence[np.ndarray], train: bool = False) -> dy.Expression:
         """Label scores of the windows' labelled characters: (labels x 1), batch ``t * len(windows) + b``.
 
-        The windows have one length, their context included.
+        The windows have one length, their context included.  In training each
+        character seen once becomes the unknown character with p = 0.5.
         """
-        steps = len(windows[0][0])
+        stacked = np.stack(windows)
+        chars, classes = stacked[:, 0], stacked[:, 1]
+        if train:
+            chars = np.where(self.singletons[chars] & (np.random.random(chars.shape) < WORD_DROPOUT), 0, chars)
+        steps = stacked.shape[2]
         inputs = []
         for t in range(steps):
-            chars = word_ids(self.chars, [w[0][t] for w in windows], train)
             vector = dy.concatenate(
                 [
-                    dy.lookup_batch(self.char_embeddings, chars),
-                    dy.lookup_batch(self.class_embeddings, [w[1][t] for w in windows]),
+                    dy.lookup_batch(self.char_embeddings, chars[:, t].tolist()),
+                    dy.lookup_batch(self.class_embeddings, classes[:, t].tolist()),
                 ]
             )
             inputs.append(dy.dropout(vector, self.dropout) if train and self.dropout else vector)
-        if train and self.dropout:
-            self.birnn.set_dropout(self.dropout)
-        else:
-            self.birnn.disable_dropout()
-        outputs = self.birnn.transduce(inputs)
+        outputs = transduce(self.birnn, inputs, self.dropout if train else 0.0)
         labelled = dy.concatenate_to_batch(outputs[self.dims.context : steps - self.dims.context])
         return dy.affine_transform([self.output_bias, self.output_weights, labelled])
 
-    def loss(self, windows: Sequence[tuple[list[str], list[int]]], labels: Sequence[Sequence[int]]) -> dy.Expression:
+    def loss(self, windows: Sequence[np.ndarray], labels: Sequence[Sequence[int]]) -> dy.Expression:
         """Summed negative log-likelihood of the gold labels (``-1``: a position past the paragraph, skipped)."""
         scores = self.scores(windows, train=True)
         flat = [labels[b][t] for t in range(self.dims.window) for b in range(len(windows))]
@@ -121,9 +131,9 @@ class CharacterLabeller:
         losses = dy.pickneglogsoftmax_batch(scores, [max(label, 0) for label in flat])
         return dy.sum_batches(dy.pick_batch_elems(losses, kept))
 
-    def log_probabilities(self, windows: Sequence[tuple[list[str], list[int]]]) -> np.ndarray:
+    def log_probabilities(self, windows: Sequence[np.ndarray]) -> np.ndarray:
         """(windows x labelled characters x labels) log-probabilities, for windows of one length."""
-        length = len(windows[0][0]) - 2 * self.dims.context
+        length = windows[0].shape[1] - 2 * self.dims.context
         values = dy.log_softmax(self.scores(windows)).npvalue()
         return values.reshape(len(LABELS), length, len(windows)).transpose(2, 1, 0)
 

@@ -45,11 +45,12 @@ def label_paragraphs(labeller: CharacterLabeller, texts: Sequence[str]) -> list[
             length = min(window, -(-(len(text) - start) // LENGTH_STEP) * LENGTH_STEP)
             by_length.setdefault(length, []).append((p, start))
     results = [np.zeros((len(text), len(LABELS)), dtype=np.float32) for text in texts]
+    codes = [labeller.encode(text) for text in texts]
     for length, pieces in by_length.items():
         for first in range(0, len(pieces), WINDOWS_PER_GRAPH):
             batch = pieces[first : first + WINDOWS_PER_GRAPH]
             dy.renew_cg()
-            inputs = [labeller.window_chars(texts[p], start, length) for p, start in batch]
+            inputs = [labeller.window(codes[p], start, length) for p, start in batch]
             for (p, start), value in zip(batch, labeller.log_probabilities(inputs), strict=True):
                 end = min(start + length, len(texts[p]))
                 results[p][start:end] = value[: end - start]

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 import dynet as dy
+import numpy as np
 
 from lstmparse.errors import InputError
 from lstmparse.formats import read_sentences
@@ -102,21 +103,22 @@ class TokenizerTraining(TrainingHooks):
         self, labeller: CharacterLabeller, train: list[Paragraph], dev: list[Paragraph], options: TokenizerOptions
     ) -> None:
         self.labeller, self.examples, self.dev, self.options = labeller, train, dev, options
+        self.codes = [labeller.encode(p.text) for p in train]  # each paragraph's character codes, once
         self.dev_seconds_guess = sum(len(p.text) for p in dev) / 20000.0
         self.trainer = adam_trainer(labeller.model, options)
 
-    def windows(self) -> list[tuple[tuple[list[str], list[int]], list[int]]]:
-        """Every training paragraph cut into windows from a random offset: (window input, labels)."""
+    def windows(self) -> list[tuple[np.ndarray, list[int]]]:
+        """Every training paragraph cut into windows from a random offset: (window codes, labels)."""
         window = self.labeller.dims.window
         examples = []
-        for paragraph in self.examples:
+        for paragraph, codes in zip(self.examples, self.codes, strict=True):
             shift = random.randrange(window)
             for start in range(-shift, len(paragraph.text), window):
                 labels = [
                     paragraph.labels[i] if 0 <= i < len(paragraph.text) else -1 for i in range(start, start + window)
                 ]
                 if any(label >= 0 for label in labels):
-                    examples.append((self.labeller.window_chars(paragraph.text, start), labels))
+                    examples.append((self.labeller.window(codes, start), labels))
         random.shuffle(examples)
         return examples
 
