@@ -389,46 +389,22 @@ def _cell(gates: dy.Expression, cell: dy.Expression, hidden: int) -> tuple[dy.Ex
 
 
 def _encode(parser: Seq2SeqParser, weights: _Weights, batch: Sequence[Sequence[str]]) -> _Memory:
-    """The batch's memory: sentences of one length encoded together, then padded and joined in batch order."""
-    longest = max(len(words) for words in batch)
-    groups: dict[int, list[int]] = {}
-    for index, words in enumerate(batch):
-        groups.setdefault(len(words), []).append(index)
-    parts = []
-    order = []
-    for length, indices in groups.items():
-        encoded = parser.encode([batch[i] for i in indices])
-        parts.append(_padded_terms(parser, weights, encoded, length, longest, len(indices)))
-        order += indices
-    columns = zip(*parts, strict=True)
-    joined = [dy.concatenate_to_batch(list(column)) if len(parts) > 1 else column[0] for column in columns]
-    if len(parts) > 1 or order != list(range(len(batch))):
-        position = np.argsort(order).tolist()  # back to batch order
-        joined = [dy.pick_batch_elems(expression, position) for expression in joined]
-    projected, context_terms, padding, *rest = joined
-    pointed_terms = rest[0] if parser.dims.word_pointer else None
-    final = rest[1:] if parser.dims.word_pointer else rest
-    return _Memory(projected, context_terms, pointed_terms, padding if longest > min(groups) else None, final)
-
-
-def _padded_terms(parser: Seq2SeqParser, weights: _Weights, encoded, length: int, longest: int, size: int) -> list:
-    """One length group's memory terms, padded with zero columns to ``longest`` words."""
+    """The batch's memory: all sentences encoded in one run (padded), then the products computed once."""
+    encoded = parser.encode(batch)
     outputs = encoded.outputs
     context_terms = dy.concatenate([weights.context_to_gates * outputs, weights.context_to_output * outputs])
-    terms = [parser.attention_encoder * outputs, context_terms]
-    padded = [_pad_columns(term, longest - length, size) for term in terms]
-    offsets = np.zeros((longest, size))
-    offsets[length:] = PADDING_SCORE
-    padded.append(dy.inputTensor(offsets, batched=True) if size > 1 else dy.inputTensor(offsets[:, 0]))
+    pointed_terms = None
     if parser.dims.word_pointer:
         pointable = encoded.pointable
-        pointed = dy.concatenate([weights.pointed_to_gates * pointable, weights.pointed_to_output * pointable])
-        padded.append(_pad_columns(pointed, longest - length, size))
-    return padded + list(encoded.final)
+        pointed_terms = dy.concatenate([weights.pointed_to_gates * pointable, weights.pointed_to_output * pointable])
+    lengths = [len(words) for words in batch]
+    padding = _padding_offsets(lengths) if len(set(lengths)) > 1 else None
+    return _Memory(encoded.projected, context_terms, pointed_terms, padding, encoded.final)
 
 
-def _pad_columns(matrix: dy.Expression, columns: int, size: int) -> dy.Expression:
-    if columns == 0:
-        return matrix
-    rows = matrix.dim()[0][0]
-    return dy.concatenate_cols([matrix, dy.zeros((rows, columns), batch_size=size)])
+def _padding_offsets(lengths: Sequence[int]) -> dy.Expression:
+    """Attention score offsets, one column per sentence: 0 at its words, ``PADDING_SCORE`` past them."""
+    offsets = np.zeros((max(lengths), len(lengths)))
+    for sentence, length in enumerate(lengths):
+        offsets[length:, sentence] = PADDING_SCORE
+    return dy.inputTensor(offsets, batched=True)

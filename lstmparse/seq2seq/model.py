@@ -149,39 +149,67 @@ class Seq2SeqParser:
     def encode(self, batch: Sequence[Sequence[str]], train: bool = False) -> Memory:
         """What the decoder reads: each word's encoder output, in sentence order, and the final state.
 
-        ``batch`` holds sentences of one length.  The paper's encoder reads the input
-        reversed, so its final state, which starts the decoder, has just read the
-        first word; a bidirectional encoder adds a forward LSTM's outputs.
+        The paper's encoder reads the input reversed, so its final state, which
+        starts the decoder, has just read the first word; a bidirectional encoder
+        adds a forward LSTM's outputs.  Sentences of different lengths are read in
+        one batched run, which turns the LSTMs' matrix-vector products into matrix
+        products: each sentence is padded at the end of each reading, so every
+        output of a word is the one the sentence would get alone (its first word
+        is read last by the backward LSTM, which is where its final state is
+        taken).  Memory columns past a sentence's last word hold padding, which
+        attention must give no weight (``padding_offsets``).
         """
+        lengths = [len(words) for words in batch]
         inputs = self._input_vectors(batch, train)
         starts = [builder.initial_state() for builder in self._encoders()]  # before the masks, or DyNet crashes
         if self.dropout:
             for builder in self._encoders():
                 builder.set_dropout_masks(len(batch))
-        backward = starts[0].add_inputs(inputs[::-1])
-        outputs = [s.output() for s in reversed(backward)]
+        backward = starts[0].add_inputs(_reversed_per_sentence(inputs, lengths))
+        outputs = _reversed_per_sentence([s.output() for s in backward], lengths)
         if self.dims.bidirectional:
             forward = starts[1].transduce(inputs)
             outputs = [dy.concatenate([f, b]) for f, b in zip(forward, outputs, strict=True)]
         matrix = dy.concatenate_cols(outputs)
-        pointable = dy.concatenate_cols(outputs + [self.past_last_word]) if self.dims.word_pointer else None
-        return Memory(matrix, self.attention_encoder * matrix, pointable, backward[-1].s())
+        pointable = self._pointable(outputs, lengths) if self.dims.word_pointer else None
+        final = [_at_steps([s.s()[k] for s in backward], [n - 1 for n in lengths]) for k in range(2 * self.dims.layers)]
+        return Memory(matrix, self.attention_encoder * matrix, pointable, final)
+
+    def _pointable(self, outputs: list[dy.Expression], lengths: list[int]) -> dy.Expression:
+        """The word pointer's columns: each word's output, then the learned column past the sentence's last word."""
+        longest = len(outputs)
+        if all(n == longest for n in lengths):
+            return dy.concatenate_cols(outputs + [self.past_last_word])
+        columns = []
+        for position, output in enumerate(outputs):
+            if position in lengths:  # the sentences of ``position`` words point past their last word here
+                choices = dy.concatenate_to_batch([output, self.past_last_word.expr()])
+                rows = [len(lengths) if n == position else s for s, n in enumerate(lengths)]
+                output = dy.pick_batch_elems(choices, rows)
+            columns.append(output)
+        return dy.concatenate_cols(columns + [self.past_last_word])
 
     def _encoders(self) -> list:
         return [self.encoder, self.forward_encoder] if self.dims.bidirectional else [self.encoder]
 
     def _input_vectors(self, batch: Sequence[Sequence[str]], train: bool) -> list[dy.Expression]:
         """Each position's batched word vector: learned, with the fixed pretrained one and the
-        character bi-LSTM's if the model has them."""
-        ids = [self.word_ids(words, train) for words in batch]
+        character bi-LSTM's if the model has them.  Positions past a sentence's end get the
+        UNK vectors as padding."""
+        longest = max(len(words) for words in batch)
+        ids = [_padded(self.word_ids(words, train), longest) for words in batch]
         pretrained = (
-            [pretrained_ids(self.pretrained, words) for words in batch] if self.pretrained is not None else None
+            [_padded(pretrained_ids(self.pretrained, words), longest) for words in batch]
+            if self.pretrained is not None
+            else None
         )
-        spelled = None
+        spelled, spelled_index = None, None
         if self.char_lstm is not None:  # all words of the batch in one run, position-major
-            spelled = self.char_lstm.encode([words[p] for p in range(len(batch[0])) for words in batch])
+            placed = [(p, s) for p in range(longest) for s, words in enumerate(batch) if p < len(words)]
+            spelled = self.char_lstm.encode([batch[s][p] for p, s in placed])
+            spelled_index = {place: k for k, place in enumerate(placed)}
         inputs = []
-        for position in range(len(batch[0])):
+        for position in range(longest):
             parts = [dy.lookup_batch(self.word_embeddings, [sentence[position] for sentence in ids])]
             if pretrained is not None:
                 parts.append(
@@ -190,8 +218,8 @@ class Seq2SeqParser:
                     )
                 )
             if spelled is not None:
-                start = position * len(batch)
-                parts.append(dy.pick_batch_elems(spelled, list(range(start, start + len(batch)))))
+                rows = [spelled_index.get((position, s), 0) for s in range(len(batch))]
+                parts.append(dy.pick_batch_elems(spelled, rows))
             inputs.append(dy.concatenate(parts) if len(parts) > 1 else parts[0])
         return inputs
 
@@ -359,3 +387,33 @@ def _well_formed(tokens: list[str], log_prob: float, words: int) -> Decoded:
     if is_well_formed(tokens, words):
         return Decoded(tokens, log_prob, False)
     return Decoded(repair(tokens, words), log_prob, True)
+
+
+def _padded(ids: list[int], length: int) -> list[int]:
+    return ids + [0] * (length - len(ids))
+
+
+def _reversed_per_sentence(vectors: list[dy.Expression], lengths: Sequence[int]) -> list[dy.Expression]:
+    """Per-position batched vectors with each sentence's own words in reverse order.
+
+    Position ``t`` holds, for a sentence of ``n`` words, its vector at ``n - 1 - t``
+    (padding, past ``n``, stays where it was).  Its own inverse: it turns the
+    backward LSTM's reading into sentence order and back.
+    """
+    longest = len(vectors)
+    if all(n == longest for n in lengths):
+        return vectors[::-1]
+    stacked = dy.concatenate_to_batch(vectors)
+    return [_picked_steps(stacked, [n - 1 - t if t < n else t for n in lengths]) for t in range(longest)]
+
+
+def _at_steps(vectors: list[dy.Expression], steps: Sequence[int]) -> dy.Expression:
+    """The batch whose element ``s`` is element ``s`` of ``vectors[steps[s]]``."""
+    if len(set(steps)) == 1:
+        return vectors[steps[0]]
+    return _picked_steps(dy.concatenate_to_batch(vectors), steps)
+
+
+def _picked_steps(stacked: dy.Expression, steps: Sequence[int]) -> dy.Expression:
+    """From per-step batches stacked into one (element ``t * batch + s``), element ``s`` of step ``steps[s]``."""
+    return dy.pick_batch_elems(stacked, [step * len(steps) + s for s, step in enumerate(steps)])

@@ -431,6 +431,32 @@ def test_decoding_does_not_depend_on_the_batch(any_model: Path, small_gum, beam:
         assert [d.tokens for d in decoded] == [d.tokens for d in (f for f in map(_best, alone, sentences))]
 
 
+def test_a_padded_batch_encodes_each_sentence_as_if_alone(any_model: Path, small_gum) -> None:
+    """Sentences of different lengths share one encoder run: each gets the memory it gets alone."""
+    import dynet as dy
+    import numpy as np
+
+    import lstmparse as api
+
+    parser = api.load_constituency(any_model).model
+    sentences = [["Hello"], *[t.words for t in read_ptb(small_gum[1])][:6], ["a", "b"]]
+    dy.renew_cg()
+    parser.set_dropout(0.0)
+    together = parser.encode(sentences)
+    outputs = together.outputs.npvalue()
+    finals = [state.npvalue() for state in together.final]
+    pointable = together.pointable.npvalue() if together.pointable is not None else None
+    for index, words in enumerate(sentences):
+        alone = parser.encode([words])
+        length = len(words)
+        np.testing.assert_allclose(outputs[:, :length, index], alone.outputs.npvalue().reshape(-1, length), atol=1e-5)
+        for final, expected in zip(finals, alone.final, strict=True):
+            np.testing.assert_allclose(final[:, index], expected.npvalue(), atol=1e-5)
+        if pointable is not None:  # the words, then the column past the last word
+            expected = alone.pointable.npvalue()
+            np.testing.assert_allclose(pointable[:, : length + 1, index], expected, atol=1e-5)
+
+
 def _best(found: list, words: list[str]):
     from lstmparse.seq2seq.model import _well_formed
 
