@@ -25,11 +25,11 @@ def load(path=None):
     and ``parse_kbest``), a tagger a ``POSTagger`` (``tag``) and a tokenizer a
     ``Tokenizer`` (``tokenize``).
     """
-    from lstmparse.model_io import DEFAULT_MODEL, model_arch
+    from lstmparse.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL, model_arch
 
     path = path or DEFAULT_MODEL
     arch = model_arch(path)
-    if arch == "seq2seq":
+    if arch in CONSTITUENCY_ARCHS:
         return load_constituency(path)
     if arch == "pipeline":
         from lstmparse.pipeline.api import Pipeline
@@ -49,7 +49,7 @@ def load(path=None):
 
 
 def load_constituency(path):
-    """Load a sequence-to-sequence constituency parser model directory."""
+    """Load a sequence-to-sequence constituency parser model directory (or an ensemble's)."""
     from lstmparse.seq2seq.api import ConstituencyParser
 
     return ConstituencyParser.load(path)

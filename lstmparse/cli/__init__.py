@@ -11,6 +11,7 @@ import click
 from lstmparse import backend
 from lstmparse.cli.average import average
 from lstmparse.cli.corpus import parse_corpus
+from lstmparse.cli.ensemble import ensemble
 from lstmparse.cli.evaluate import evaluate
 from lstmparse.cli.parse import parse
 from lstmparse.cli.stacklstm import oracle
@@ -32,5 +33,5 @@ def main(gpu, dynet_gpus, dynet_devices) -> None:
         backend.request_gpu(dynet_gpus or 1, dynet_devices)
 
 
-for command in (train, parse, parse_corpus, evaluate, average, oracle, rerank, score, sample):
+for command in (train, parse, parse_corpus, evaluate, average, ensemble, oracle, rerank, score, sample):
     main.add_command(command)

@@ -83,11 +83,11 @@ def parse(
     The default model is the English pipeline (tokenizer, tagger, parser): it takes
     all four; CoNLL-U columns the input fills are kept.
     """
-    from lstmparse.model_io import DEFAULT_MODEL, model_arch
+    from lstmparse.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL, model_arch
     from lstmparse.outputs import check_output_path
 
     arch = model_arch(model_dir or DEFAULT_MODEL)
-    if arch == "seq2seq":
+    if arch in CONSTITUENCY_ARCHS:
         if retag:
             raise ConfigurationError(f"--retag: {model_dir} is a constituency model, which reads no tags")
         _parse_constituency(

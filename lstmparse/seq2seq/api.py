@@ -18,7 +18,9 @@ from lstmparse.batching import SENTENCE_WINDOW, windows
 from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence
 from lstmparse.inputs import as_sentence
+from lstmparse.model_io import model_arch
 from lstmparse.ptb import PTBTree, escape_word, to_bracketed
+from lstmparse.seq2seq.ensemble_manifest import ARCH as ENSEMBLE_ARCH
 from lstmparse.seq2seq.linearization import delinearize
 from lstmparse.seq2seq.model import Seq2SeqParser
 
@@ -37,7 +39,7 @@ class ParsedTree:
 
 
 class ConstituencyParser:
-    """A loaded sequence-to-sequence constituency parser."""
+    """A loaded sequence-to-sequence constituency parser, or an ensemble of them (decoded as one)."""
 
     def __init__(self, model) -> None:
         self.model = model
@@ -46,6 +48,10 @@ class ConstituencyParser:
     def load(cls, path: str | Path) -> ConstituencyParser:
         if not Path(path).exists():
             raise ModelError(f"{path}: no such model directory")
+        if model_arch(path) == ENSEMBLE_ARCH:
+            from lstmparse.seq2seq.ensemble import Seq2SeqEnsemble
+
+            return cls(Seq2SeqEnsemble.load(path))
         return cls(Seq2SeqParser.load(str(path)))
 
     def parse(

@@ -25,6 +25,10 @@ is almost all matrix products, so two things make it fast on a CPU:
   the same sequences (tested), and on GUM test the trees are those of the
   decoder this one replaced, for beam 1 and 10, constrained or not.
 
+An ensemble (:mod:`lstmparse.seq2seq.ensemble`) searches with several models at
+once: each keeps its own memory and decoder states for the same slots, and a
+step's distribution is the mean of the models' distributions.
+
 The search itself is the one the model always had: at each step each sentence keeps
 its ``beam`` best extensions; an extension by END is finished, the others go on; a
 sentence stops once ``beam`` sequences have finished, or after ``max_output_length``
@@ -43,8 +47,11 @@ from typing import TYPE_CHECKING
 import dynet as dy
 import numpy as np
 
+from lstmparse.seq2seq.linearization import is_well_formed, repair
+
 if TYPE_CHECKING:
     from lstmparse.seq2seq.model import Seq2SeqParser
+    from lstmparse.vocab import Vocabulary
 
 PADDING_SCORE = -1e30  # an attention score whose weight is exactly 0 after the softmax
 FORGET_GATE_BIAS = 1.0  # VanillaLSTMBuilder's
@@ -54,6 +61,13 @@ BUDGET_WORDS = 32  # sentences up to this long get full batches
 def max_output_length(words: int) -> int:
     """Where decoding stops: linearized GUM trees have at most 5 tokens per word."""
     return 6 * words + 10
+
+
+@dataclass
+class Decoded:
+    tokens: list[str]  # well-formed
+    log_prob: float  # of the sequence the beam found (before any repair)
+    repaired: bool
 
 
 @dataclass
@@ -206,49 +220,180 @@ def decoding_batches(lengths: Sequence[int], beam: int, hypotheses: int) -> list
     return batches
 
 
-def beam_search_batch(
-    parser: Seq2SeqParser,
-    batch: Sequence[Sequence[str]],
-    beam: int,
-    constrained: bool,
-    max_length: int | None = None,
-) -> list[list[Found]]:
-    """Up to ``beam`` sequences of each sentence, best first (see the module's docstring)."""
-    return _Search(parser, batch, beam, constrained, max_length).run()
+class Seq2SeqDecoding:
+    """Beam search and k-best lists for a model or an ensemble of models (``members``).
+
+    The subclass gives ``members`` (the models that score each step) and ``targets``
+    (their shared output vocabulary).
+    """
+
+    targets: Vocabulary
+
+    @property
+    def members(self) -> list[Seq2SeqParser]:
+        raise NotImplementedError
+
+    def beam_search(
+        self, words: Sequence[str], beam: int = 10, constrained: bool = False, max_length: int | None = None
+    ) -> list[tuple[list[str], float]]:
+        """Up to ``beam`` finished sequences of the sentence, best first, with their log-probabilities.
+
+        With ``constrained`` every step allows only the tokens that keep the
+        sequence a prefix of a well-formed tree of ``len(words)`` leaves.  Should no
+        sequence end within ``max_length`` tokens, the unfinished ones are returned.
+        """
+        return self.beam_search_batch([words], beam, constrained, max_length)[0]
+
+    def beam_search_batch(
+        self,
+        batch: Sequence[Sequence[str]],
+        beam: int = 10,
+        constrained: bool = False,
+        max_length: int | None = None,
+    ) -> list[list[tuple[list[str], float]]]:
+        """``beam_search`` of sentences of any lengths at once (see the module's docstring)."""
+        found = _Search(self.members, batch, beam, constrained, max_length).run()
+        return [[([self.targets.strings[i] for i in f.ids], f.log_prob) for f in sentence] for sentence in found]
+
+    def decode(self, words: Sequence[str], beam: int = 10, constrained: bool = False) -> Decoded:
+        """The best sequence of the beam, repaired into a tree of ``len(words)`` leaves if need be."""
+        return well_formed(*self.beam_search(words, beam, constrained)[0], len(words))
+
+    def decode_many(
+        self, sentences: Sequence[Sequence[str]], beam: int = 10, constrained: bool = False, batch_size: int = 64
+    ) -> list[Decoded]:
+        """``decode`` of each sentence, in input order."""
+        return [found[0] for found in self.kbest_many(sentences, beam, 1, constrained, batch_size)]
+
+    def kbest_many(
+        self,
+        sentences: Sequence[Sequence[str]],
+        beam: int = 10,
+        k: int = 1,
+        constrained: bool = False,
+        batch_size: int = 64,
+    ) -> list[list[Decoded]]:
+        """The ``k`` best sequences of each sentence's beam (best first, ``k <= beam``), in input order.
+
+        Sentences are sorted by length and decoded ``batch_size`` hypotheses (sentences
+        times beam) at a time; the results are those of one sentence at a time.
+        """
+        decoded: list[list[Decoded]] = [[] for _ in sentences]
+        for indices in decoding_batches([len(words) for words in sentences], beam, batch_size):
+            found = self.beam_search_batch([sentences[i] for i in indices], beam, constrained)
+            for index, sequences in zip(indices, found, strict=True):
+                words = len(sentences[index])
+                decoded[index] = [well_formed(tokens, log_prob, words) for tokens, log_prob in sequences[:k]]
+        return decoded
+
+
+def well_formed(tokens: list[str], log_prob: float, words: int) -> Decoded:
+    """The sequence as a tree of ``words`` leaves: as it is if well-formed, else repaired."""
+    if is_well_formed(tokens, words):
+        return Decoded(tokens, log_prob, False)
+    return Decoded(repair(tokens, words), log_prob, True)
+
+
+def mixture_log_probs(log_probs: list[np.ndarray]) -> np.ndarray:
+    """The log of the mean of the members' probabilities (one member: its own log-probabilities)."""
+    if len(log_probs) == 1:
+        return log_probs[0]
+    return np.logaddexp.reduce(np.stack(log_probs), axis=0) - np.log(len(log_probs))
+
+
+class _Member:
+    """One model's share of a batch's search: its weights and memory in the graph, and each slot's decoder state."""
+
+    def __init__(self, parser: Seq2SeqParser, batch: Sequence[Sequence[str]], owners: list[int]) -> None:
+        parser.set_dropout(0.0)
+        self.parser = parser
+        self.weights = _Weights(parser)
+        self.memory = _encode(parser, self.weights, batch)
+        self.read = self.memory.gather(owners)
+        # every layer's cell, then every layer's hidden state (VanillaLSTMBuilder's order), per slot
+        self.state = [dy.pick_batch_elems(start, owners) for start in self.memory.final]
+        self.context_gates: dy.Expression | None = None
+        self.sentence_terms = self.memory.context_terms
+
+    def take(self, parents: np.ndarray) -> None:
+        """Each slot's state becomes its parent slot's."""
+        self.state, self.context_gates = _picked([*self.state, self.context_gates], parents)
+
+    def compact(self, kept: np.ndarray, owners: np.ndarray, beam: int) -> None:
+        """Only the slots ``kept`` stay (of sentences ``owners``, ``beam`` slots each)."""
+        self.read = self.memory.gather(owners.tolist())
+        self.sentence_terms = dy.pick_batch_elems(self.memory.context_terms, owners[::beam].tolist())
+        self.take(kept)
+
+    def step(self, slots: _Slots, longest: int, beam: int) -> np.ndarray:
+        """One decoder step for every slot: the (tokens x slots) log-probabilities of the next token.
+
+        ``read`` holds each slot's memory, ``sentence_terms`` each live sentence's
+        context terms: a sentence's ``beam`` slots share that matrix, so their
+        attention weights are multiplied with it in one matrix product.
+        """
+        weights, parser, read = self.weights, self.parser, self.read
+        gate_rows, targets = 4 * parser.dims.hidden, len(parser.targets)
+        layers = len(self.state) // 2
+        cells, hidden = list(self.state[:layers]), list(self.state[layers:])
+        token_gates = dy.pick_batch(weights.token_gates, slots.previous.tolist(), dim=1)
+        terms = [dy.affine_transform([token_gates, weights.hidden_to_gates, hidden[0]])]
+        if self.context_gates is not None:
+            terms.append(self.context_gates)
+        pointed = None
+        if read.pointed_terms is not None:
+            pointed = dy.pick_batch(read.pointed_terms, np.minimum(slots.leaves, slots.words).tolist(), dim=1)
+            terms.append(dy.pick_range(pointed, 0, gate_rows))
+        cells[0], hidden[0] = _cell(dy.esum(terms) if len(terms) > 1 else terms[0], cells[0], parser.dims.hidden)
+        for layer, (inputs, recurrent, bias) in enumerate(weights.upper_layers, start=1):
+            gates = dy.vanilla_lstm_gates(hidden[layer - 1], hidden[layer], inputs, recurrent, bias)
+            cells[layer] = dy.vanilla_lstm_c(cells[layer], gates)
+            hidden[layer] = dy.vanilla_lstm_h(cells[layer], gates)
+        output = hidden[-1]
+        scores = weights.attention_vector * dy.tanh(dy.colwise_add(read.projected, weights.attention_decoder * output))
+        scores = dy.transpose(scores)
+        if read.padding is not None:
+            scores = scores + read.padding
+        weights_by_sentence = dy.reshape(dy.softmax(scores), (longest, beam), batch_size=len(slots.score) // beam)
+        both = self.sentence_terms * weights_by_sentence
+        both = dy.reshape(both, (gate_rows + targets,), batch_size=len(slots.score))
+        outputs = [
+            dy.affine_transform([weights.output_bias, weights.hidden_to_output, output]),
+            dy.pick_range(both, gate_rows, gate_rows + targets),
+        ]
+        if pointed is not None:
+            outputs.append(dy.pick_range(pointed, gate_rows, gate_rows + targets))
+        self.state, self.context_gates = cells + hidden, dy.pick_range(both, 0, gate_rows)
+        return dy.log_softmax(dy.esum(outputs)).npvalue().reshape(targets, -1)
 
 
 class _Search:
-    """One batch's search: the graph, the slots and each sentence's finished sequences."""
+    """One batch's search: the graph, the slots, the members' states and each sentence's finished sequences."""
 
     def __init__(
         self,
-        parser: Seq2SeqParser,
+        parsers: Sequence[Seq2SeqParser],
         batch: Sequence[Sequence[str]],
         beam: int,
         constrained: bool,
         max_length: int | None,
     ) -> None:
         dy.renew_cg()
-        parser.set_dropout(0.0)
-        self.parser, self.beam, self.constrained = parser, beam, constrained
+        first = parsers[0]
+        self.beam, self.constrained = beam, constrained
         self.lengths = np.array([len(words) for words in batch])
         self.longest = int(self.lengths.max())
         self.limits = np.array([max_length or max_output_length(n) for n in self.lengths.tolist()])
-        self.weights = _Weights(parser)
-        self.grammar = _Grammar(parser)
-        self.memory = _encode(parser, self.weights, batch)
-        self.slots = _Slots(len(batch), beam, self.lengths, int(self.limits.max()) + 1, parser.end_id)
+        self.grammar = _Grammar(first)
+        self.slots = _Slots(len(batch), beam, self.lengths, int(self.limits.max()) + 1, first.end_id)
+        self.members = [_Member(parser, batch, self.slots.owner.tolist()) for parser in parsers]
         self.finished: list[list[Found]] = [[] for _ in batch]
         self.done = np.zeros(len(batch), dtype=bool)
 
     def run(self) -> list[list[Found]]:
         slots = self.slots
-        read = self.memory.gather(slots.owner.tolist())
-        # every layer's cell, then every layer's hidden state (VanillaLSTMBuilder's order), per slot
-        state = [dy.pick_batch_elems(start, slots.owner.tolist()) for start in self.memory.final]
-        context_gates, sentence_terms = None, self.memory.context_terms
         for step in range(int(self.limits.max())):
-            state, context_gates, log_probs = self._step(read, sentence_terms, state, context_gates)
+            log_probs = mixture_log_probs([member.step(slots, self.longest, self.beam) for member in self.members])
             log_probs[0] = -np.inf  # the unknown token is never an output
             if self.constrained:
                 log_probs[~slots.allowed(self.grammar)] = -np.inf
@@ -257,14 +402,14 @@ class _Search:
                 self._extend(parents, tokens, scores, step)
             if self.done.all():
                 break
-            state, context_gates = _picked([*state, context_gates], parents)
+            for member in self.members:
+                member.take(parents)
             live = ~self.done[slots.owner]
             if live.sum() <= 0.75 * len(live):  # compact: finished sentences leave the batch
                 kept = np.flatnonzero(live)
                 slots.take(kept)
-                read = self.memory.gather(slots.owner.tolist())
-                sentence_terms = dy.pick_batch_elems(self.memory.context_terms, slots.owner[:: self.beam].tolist())
-                state, context_gates = _picked([*state, context_gates], kept)
+                for member in self.members:
+                    member.compact(kept, slots.owner, self.beam)
         return [sorted(found, key=lambda item: -item.log_prob)[: self.beam] for found in self.finished]
 
     def _extend(self, parents: np.ndarray, tokens: np.ndarray, scores: np.ndarray, step: int) -> None:
@@ -280,49 +425,6 @@ class _Search:
         slots.advance(tokens, self.grammar, self.constrained)
         for sentence in np.flatnonzero(~self.done & (self.limits <= step + 1)).tolist():
             self._finish_unfinished(sentence)
-
-    def _step(self, read: _Memory, sentence_terms: dy.Expression, state: list, context_gates: dy.Expression | None):
-        """One decoder step for every slot: (new state, next step's context term, log-probabilities).
-
-        ``read`` holds each slot's memory, ``sentence_terms`` each live sentence's
-        context terms: a sentence's ``beam`` slots share that matrix, so their
-        attention weights are multiplied with it in one matrix product.
-        """
-        weights, parser, slots = self.weights, self.parser, self.slots
-        gate_rows, targets = 4 * parser.dims.hidden, len(parser.targets)
-        layers = len(state) // 2
-        cells, hidden = list(state[:layers]), list(state[layers:])
-        token_gates = dy.pick_batch(weights.token_gates, slots.previous.tolist(), dim=1)
-        terms = [dy.affine_transform([token_gates, weights.hidden_to_gates, hidden[0]])]
-        if context_gates is not None:
-            terms.append(context_gates)
-        pointed = None
-        if read.pointed_terms is not None:
-            pointed = dy.pick_batch(read.pointed_terms, np.minimum(slots.leaves, slots.words).tolist(), dim=1)
-            terms.append(dy.pick_range(pointed, 0, gate_rows))
-        cells[0], hidden[0] = _cell(dy.esum(terms) if len(terms) > 1 else terms[0], cells[0], parser.dims.hidden)
-        for layer, (inputs, recurrent, bias) in enumerate(weights.upper_layers, start=1):
-            gates = dy.vanilla_lstm_gates(hidden[layer - 1], hidden[layer], inputs, recurrent, bias)
-            cells[layer] = dy.vanilla_lstm_c(cells[layer], gates)
-            hidden[layer] = dy.vanilla_lstm_h(cells[layer], gates)
-        output = hidden[-1]
-        scores = weights.attention_vector * dy.tanh(dy.colwise_add(read.projected, weights.attention_decoder * output))
-        scores = dy.transpose(scores)
-        if read.padding is not None:
-            scores = scores + read.padding
-        weights_by_sentence = dy.reshape(
-            dy.softmax(scores), (self.longest, self.beam), batch_size=len(slots.score) // self.beam
-        )
-        both = sentence_terms * weights_by_sentence
-        both = dy.reshape(both, (gate_rows + targets,), batch_size=len(slots.score))
-        outputs = [
-            dy.affine_transform([weights.output_bias, weights.hidden_to_output, output]),
-            dy.pick_range(both, gate_rows, gate_rows + targets),
-        ]
-        if pointed is not None:
-            outputs.append(dy.pick_range(pointed, gate_rows, gate_rows + targets))
-        log_probs = dy.log_softmax(dy.esum(outputs)).npvalue().reshape(targets, -1)
-        return cells + hidden, dy.pick_range(both, 0, gate_rows), log_probs
 
     def _select(self, totals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each live sentence's ``beam`` best extensions: END finishes one, the others fill its slots.

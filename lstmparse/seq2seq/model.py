@@ -43,8 +43,8 @@ from lstmparse.errors import ModelError
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
 from lstmparse.model_io import assign_values, builder_parameters, load_model, model_contents, save_model
-from lstmparse.seq2seq.decoding import beam_search_batch, decoding_batches
-from lstmparse.seq2seq.linearization import LEAF, is_well_formed, repair
+from lstmparse.seq2seq.decoding import Seq2SeqDecoding
+from lstmparse.seq2seq.linearization import LEAF
 from lstmparse.seq2seq.options import Seq2SeqDimensions
 from lstmparse.vocab import Vocabulary
 
@@ -62,14 +62,7 @@ class Memory:
     final: list[dy.Expression]  # the encoder's last state, the decoder's first
 
 
-@dataclass
-class Decoded:
-    tokens: list[str]  # well-formed
-    log_prob: float  # of the sequence the beam found (before any repair)
-    repaired: bool
-
-
-class Seq2SeqParser:
+class Seq2SeqParser(Seq2SeqDecoding):
     """The encoder, the attention decoder and their output layer."""
 
     def __init__(
@@ -270,6 +263,10 @@ class Seq2SeqParser:
         All sentences of ``batch`` have the same number of words; targets are padded
         with END and masked.  ``train`` replaces singletons by UNK at random.
         """
+        return dy.sum_batches(dy.esum(self._step_losses(batch, train)))
+
+    def _step_losses(self, batch: Sequence[tuple[Sequence[str], Sequence[str]]], train: bool) -> list[dy.Expression]:
+        """Each step's batched negative log-probability of the next target token (0 past a sequence's END)."""
         sources = [words for words, _ in batch]
         memory = self.encode(sources, train=train)
         targets = [[self.targets.get(t) for t in tokens] + [self.end_id] for _, tokens in batch]
@@ -288,7 +285,13 @@ class Seq2SeqParser:
             losses.append(loss)
             previous = gold
             placed += np.array(gold) == self.leaf_id
-        return dy.sum_batches(dy.esum(losses))
+        return losses
+
+    def token_log_probs(self, words: Sequence[str], tokens: Sequence[str]) -> np.ndarray:
+        """log P(token | words, the tokens before it) of each of ``tokens`` and of the END after them."""
+        dy.renew_cg()
+        self.set_dropout(0.0)
+        return -np.array([loss.value() for loss in self._step_losses([(words, tokens)], train=False)])
 
     def log_prob(self, words: Sequence[str], tokens: Sequence[str]) -> float:
         """log P(tokens, END | words): what beam search scores a finished sequence with."""
@@ -296,63 +299,12 @@ class Seq2SeqParser:
         self.set_dropout(0.0)
         return -self.batch_loss([(words, tokens)], train=False).value()
 
-    # -- decoding ----------------------------------------------------------------
+    # -- decoding (:class:`~lstmparse.seq2seq.decoding.Seq2SeqDecoding`) ---------
 
-    def beam_search(
-        self, words: Sequence[str], beam: int = 10, constrained: bool = False, max_length: int | None = None
-    ) -> list[tuple[list[str], float]]:
-        """Up to ``beam`` finished sequences of the sentence, best first, with their log-probabilities.
-
-        With ``constrained`` every step allows only the tokens that keep the
-        sequence a prefix of a well-formed tree of ``len(words)`` leaves.  Should no
-        sequence end within ``max_length`` tokens, the unfinished ones are returned.
-        """
-        return self.beam_search_batch([words], beam, constrained, max_length)[0]
-
-    def beam_search_batch(
-        self,
-        batch: Sequence[Sequence[str]],
-        beam: int = 10,
-        constrained: bool = False,
-        max_length: int | None = None,
-    ) -> list[list[tuple[list[str], float]]]:
-        """``beam_search`` of sentences of any lengths at once (:mod:`lstmparse.seq2seq.decoding`)."""
-        found = beam_search_batch(self, batch, beam, constrained, max_length)
-        return [[(self._strings(f.ids), f.log_prob) for f in sentence] for sentence in found]
-
-    def _strings(self, ids: Sequence[int]) -> list[str]:
-        return [self.targets.strings[i] for i in ids]
-
-    def decode(self, words: Sequence[str], beam: int = 10, constrained: bool = False) -> Decoded:
-        """The best sequence of the beam, repaired into a tree of ``len(words)`` leaves if need be."""
-        return _well_formed(*self.beam_search(words, beam, constrained)[0], len(words))
-
-    def decode_many(
-        self, sentences: Sequence[Sequence[str]], beam: int = 10, constrained: bool = False, batch_size: int = 64
-    ) -> list[Decoded]:
-        """``decode`` of each sentence, in input order."""
-        return [found[0] for found in self.kbest_many(sentences, beam, 1, constrained, batch_size)]
-
-    def kbest_many(
-        self,
-        sentences: Sequence[Sequence[str]],
-        beam: int = 10,
-        k: int = 1,
-        constrained: bool = False,
-        batch_size: int = 64,
-    ) -> list[list[Decoded]]:
-        """The ``k`` best sequences of each sentence's beam (best first, ``k <= beam``), in input order.
-
-        Sentences are sorted by length and decoded ``batch_size`` hypotheses (sentences
-        times beam) at a time; the results are those of one sentence at a time.
-        """
-        decoded: list[list[Decoded]] = [[] for _ in sentences]
-        for indices in decoding_batches([len(words) for words in sentences], beam, batch_size):
-            found = self.beam_search_batch([sentences[i] for i in indices], beam, constrained)
-            for index, sequences in zip(indices, found, strict=True):
-                words = len(sentences[index])
-                decoded[index] = [_well_formed(tokens, log_prob, words) for tokens, log_prob in sequences[:k]]
-        return decoded
+    @property
+    def members(self) -> list[Seq2SeqParser]:
+        """The models whose distributions the search follows: this one."""
+        return [self]
 
     # -- saving ------------------------------------------------------------------
 
@@ -381,12 +333,6 @@ class Seq2SeqParser:
         assign_values(parser.model, parser.named_parameters(), params, config["format_version"])
         parser.training_record = config.get("training", {})
         return parser
-
-
-def _well_formed(tokens: list[str], log_prob: float, words: int) -> Decoded:
-    if is_well_formed(tokens, words):
-        return Decoded(tokens, log_prob, False)
-    return Decoded(repair(tokens, words), log_prob, True)
 
 
 def _padded(ids: list[int], length: int) -> list[int]:

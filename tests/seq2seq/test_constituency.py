@@ -284,9 +284,19 @@ def extended_model(small_gum, tmp_path_factory) -> Path:
     )
 
 
-@pytest.fixture(params=["paper", "extended"])
-def any_model(request, trained_model: Path, extended_model: Path) -> Path:
-    return trained_model if request.param == "paper" else extended_model
+@pytest.fixture(scope="module")
+def ensemble_model(trained_model: Path, extended_model: Path, tmp_path_factory) -> Path:
+    """An ensemble of the paper's model and the extended one (two architectures, one output vocabulary)."""
+    from lstmparse.seq2seq.ensemble_manifest import write_ensemble
+
+    directory = tmp_path_factory.mktemp("s2s_ensemble") / "ensemble"
+    write_ensemble([trained_model, extended_model], directory)
+    return directory
+
+
+@pytest.fixture(params=["paper", "extended", "ensemble"])
+def any_model(request, trained_model: Path, extended_model: Path, ensemble_model: Path) -> Path:
+    return {"paper": trained_model, "extended": extended_model, "ensemble": ensemble_model}[request.param]
 
 
 def test_the_extensions_are_stored_with_the_model(extended_model: Path, trained_model: Path) -> None:
@@ -431,14 +441,17 @@ def test_decoding_does_not_depend_on_the_batch(any_model: Path, small_gum, beam:
         assert [d.tokens for d in decoded] == [d.tokens for d in (f for f in map(_best, alone, sentences))]
 
 
-def test_a_padded_batch_encodes_each_sentence_as_if_alone(any_model: Path, small_gum) -> None:
+@pytest.mark.parametrize("extended", [False, True], ids=["paper", "extended"])
+def test_a_padded_batch_encodes_each_sentence_as_if_alone(
+    trained_model: Path, extended_model: Path, small_gum, extended: bool
+) -> None:
     """Sentences of different lengths share one encoder run: each gets the memory it gets alone."""
     import dynet as dy
     import numpy as np
 
     import lstmparse as api
 
-    parser = api.load_constituency(any_model).model
+    parser = api.load_constituency(extended_model if extended else trained_model).model
     sentences = [["Hello"], *[t.words for t in read_ptb(small_gum[1])][:6], ["a", "b"]]
     dy.renew_cg()
     parser.set_dropout(0.0)
@@ -458,9 +471,9 @@ def test_a_padded_batch_encodes_each_sentence_as_if_alone(any_model: Path, small
 
 
 def _best(found: list, words: list[str]):
-    from lstmparse.seq2seq.model import _well_formed
+    from lstmparse.seq2seq.decoding import well_formed
 
-    return _well_formed(*found[0], len(words))
+    return well_formed(*found[0], len(words))
 
 
 def test_decoding_batches_put_long_sentences_first_and_fewer_together() -> None:
@@ -604,3 +617,71 @@ def test_kept_epochs_average_into_a_model_that_parses(small_gum, tmp_path: Path)
     assert parse_ptb_text(parsed.stdout)[0].words == ["A", "dog", "."]
     again = lstmparse("average", *map(str, epochs), "--output", str(averaged))
     assert again.returncode == 2 and "--overwrite" in again.stderr
+
+
+def test_an_ensemble_of_a_model_with_itself_decodes_as_the_model(trained_model: Path, small_gum) -> None:
+    """The mean of two equal distributions is that distribution: the same sequences and scores."""
+    import lstmparse as api
+    from lstmparse.seq2seq.ensemble import Seq2SeqEnsemble
+
+    model = api.load_constituency(trained_model).model
+    doubled = Seq2SeqEnsemble([model, model])
+    sentences = [t.words for t in read_ptb(small_gum[1])][:8]
+    for constrained in (False, True):
+        alone = model.beam_search_batch(sentences, 3, constrained)
+        together = doubled.beam_search_batch(sentences, 3, constrained)
+        assert [[t for t, _ in found] for found in together] == [[t for t, _ in found] for found in alone]
+        for found, expected in zip(together, alone, strict=True):
+            assert [score for _, score in found] == pytest.approx([score for _, score in expected], abs=1e-4)
+
+
+def test_an_ensemble_parses_from_its_manifest_and_is_not_either_member(
+    trained_model: Path, extended_model: Path, ensemble_model: Path, small_gum
+) -> None:
+    import json
+
+    import lstmparse as api
+
+    members = json.loads((ensemble_model / "config.json").read_text())["members"]
+    assert all(not Path(member).is_absolute() for member in members)  # the directories move together
+    ensemble = api.load(ensemble_model)
+    assert isinstance(ensemble, api.ConstituencyParser)
+    sentences = [t.words for t in read_ptb(small_gum[1])][:10]
+    scores = {
+        name: [trees[0].log_prob for trees in api.load(path).parse_kbest(sentences, beam=2)]
+        for name, path in (("paper", trained_model), ("extended", extended_model), ("ensemble", ensemble_model))
+    }
+    assert scores["ensemble"] != scores["paper"] and scores["ensemble"] != scores["extended"]
+    result = lstmparse("parse", "--model", str(ensemble_model), "--input-format", "text", stdin="The cat sat .\n")
+    assert result.returncode == 0, result.stderr
+    assert parse_ptb_text(result.stdout)[0].words == ["The", "cat", "sat", "."]
+
+
+def test_ensemble_refuses_models_that_cannot_form_one(trained_model: Path, tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    other_tokens = tmp_path / "other_tokens"
+    shutil.copytree(trained_model, other_tokens)
+    vocab_file = other_tokens / json.loads((other_tokens / "config.json").read_text())["vocab_file"]
+    vocab = json.loads(vocab_file.read_text())
+    vocab["targets"]["strings"] = vocab["targets"]["strings"][::-1]  # as if trained on another treebank
+    vocab_file.write_text(json.dumps(vocab))
+    refusals = {
+        (str(trained_model),): "at least two",
+        (str(trained_model), str(other_tokens)): "output tokens differ",
+        (str(trained_model), str(ROOT / "models" / "en_ewt")): "seq2seq",
+    }
+    for models, message in refusals.items():
+        result = lstmparse("ensemble", *models, "--output", str(tmp_path / "ensemble"))
+        assert result.returncode == 2 and message in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "ensemble" / "config.json").exists()
+    made = lstmparse("ensemble", str(trained_model), str(trained_model), "--output", str(tmp_path / "ensemble"))
+    assert made.returncode == 0, made.stderr
+    again = lstmparse("ensemble", str(trained_model), str(trained_model), "--output", str(tmp_path / "ensemble"))
+    assert again.returncode == 2 and "--overwrite" in again.stderr
+    moved = tmp_path / "deeper" / "moved"
+    shutil.copytree(tmp_path / "ensemble", moved)  # without its members beside it
+    broken = lstmparse("parse", "--model", str(moved), "--input-format", "text", stdin="A dog .\n")
+    assert broken.returncode == 2 and len(broken.stderr.strip().splitlines()) == 1, broken.stderr

@@ -1,0 +1,28 @@
+"""``lstmparse ensemble``: several seq2seq constituency models decoded as one (the mean of their distributions)."""
+
+from __future__ import annotations
+
+import click
+
+from lstmparse.cli.common import clean_errors
+
+
+@click.command()
+@click.argument("models", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--output", required=True, type=click.Path(file_okay=False), help="where the manifest is written")
+@click.option("--overwrite", is_flag=True, help="replace a model already in --output")
+@clean_errors
+def ensemble(models, output, overwrite) -> None:
+    """Write an ensemble of MODELS (seq2seq models trained on one treebank, e.g. with other seeds) to --output.
+
+    The output directory holds a manifest naming the members (relative paths), and
+    parses like a model: lstmparse parse --model OUTPUT.  Each step follows the
+    mean of the members' next-token distributions: more accurate than each member,
+    and as slow as all of them together.
+    """
+    from lstmparse.model_io import check_training_directory
+    from lstmparse.seq2seq.ensemble_manifest import write_ensemble
+
+    check_training_directory(output, resume=False, overwrite=overwrite)
+    write_ensemble(list(models), output)
+    click.echo(f"wrote an ensemble of {len(models)} models to {output}", err=True)

@@ -1,0 +1,47 @@
+"""Ensembles of seq2seq constituency parsers (Vinyals et al. 2015, section 3: "an ensemble of 5 LSTM+A+D models").
+
+Each step's distribution over the next output token is the mean of the members'
+distributions, given the same prefix; beam search follows it exactly as it follows
+one model's (:mod:`lstmparse.seq2seq.decoding`), and a sequence's score is its
+log-probability under that mixture.  Members are independently trained models of
+one output vocabulary (other seeds, other options); their errors differ, so the mean
+is more accurate than each, at the cost of one encoder and decoder per member.
+``lstmparse ensemble A B --output DIR`` writes the manifest
+(:mod:`lstmparse.seq2seq.ensemble_manifest`); the directory then parses like a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from lstmparse.errors import ModelError
+from lstmparse.seq2seq.decoding import Seq2SeqDecoding, mixture_log_probs
+from lstmparse.seq2seq.ensemble_manifest import member_directories
+from lstmparse.seq2seq.model import Seq2SeqParser
+
+
+class Seq2SeqEnsemble(Seq2SeqDecoding):
+    """Seq2seq parsers decoded as one model: the mean of their next-token distributions."""
+
+    def __init__(self, parsers: Sequence[Seq2SeqParser]) -> None:
+        if len(parsers) < 2:
+            raise ModelError("an ensemble needs at least two models")
+        self.parsers = list(parsers)
+        self.targets = parsers[0].targets
+        if any(parser.targets.strings != self.targets.strings for parser in parsers):
+            raise ModelError("the members of an ensemble must share one output vocabulary")
+        self.training_record = {"members": [parser.training_record for parser in parsers]}
+
+    @property
+    def members(self) -> list[Seq2SeqParser]:
+        return self.parsers
+
+    def log_prob(self, words: Sequence[str], tokens: Sequence[str]) -> float:
+        """log P(tokens, END | words) under the mixture: what beam search scores a finished sequence with."""
+        per_member = [parser.token_log_probs(words, tokens) for parser in self.parsers]
+        return float(mixture_log_probs(per_member).sum())
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Seq2SeqEnsemble:
+        return cls([Seq2SeqParser.load(str(member)) for member in member_directories(directory)])
