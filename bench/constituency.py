@@ -71,12 +71,30 @@ def main() -> None:
         "model": args.model,
         "gold": args.gold,
         "load_seconds": round(load_seconds, 2),
-        "model_megabytes": round(sum(f.stat().st_size for f in Path(args.model).iterdir()) / 2**20, 1),
+        "model_megabytes": round(_model_bytes(args.model) / 2**20, 1),
         "peak_rss_megabytes": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        "training": {k: model.model.training_record.get(k) for k in ("best_epoch", "best_dev_f1")},
+        "training": [_best_epoch(record) for record in _training_records(model.model)],
         "rows": rows,
     }
     print(json.dumps(result, indent=2) if args.json else _markdown(result))
+
+
+def _model_bytes(directory: str) -> int:
+    """The size on disk of a model, or of all of an ensemble's members."""
+    from lstmparse.model_io import model_arch
+    from lstmparse.seq2seq.ensemble_manifest import ARCH, member_directories
+
+    directories = member_directories(directory) if model_arch(directory) == ARCH else [Path(directory)]
+    return sum(f.stat().st_size for d in directories for f in d.rglob("*") if f.is_file())
+
+
+def _training_records(model) -> list[dict]:
+    """Each member's training record (one, for a single model)."""
+    return [parser.training_record for parser in model.members]
+
+
+def _best_epoch(record: dict) -> dict:
+    return {k: record.get(k) for k in ("best_epoch", "best_dev_f1")}
 
 
 def _bucket_name(low: int, high: int | None) -> str:
@@ -89,9 +107,9 @@ def _bucket(scores) -> dict:
 
 
 def _markdown(result: dict) -> str:
+    training = "; ".join(f"best dev F1 {t['best_dev_f1']} at epoch {t['best_epoch']}" for t in result["training"])
     lines = [
-        f"model {result['model']} (best dev F1 {result['training']['best_dev_f1']} at epoch "
-        f"{result['training']['best_epoch']}), {result['model_megabytes']} MB, loaded in {result['load_seconds']} s; "
+        f"model {result['model']} ({training}), {result['model_megabytes']} MB, loaded in {result['load_seconds']} s; "
         f"peak memory {result['peak_rss_megabytes']} MB; gold {result['gold']}",
         "",
         "| decoding | beam | sentences/s | recall | precision | F1 | F1, <= 40 words | complete match | repaired |",

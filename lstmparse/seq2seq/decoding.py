@@ -3,8 +3,9 @@
 Decoding costs one decoder step per output token and hypothesis, and a step's cost
 is almost all matrix products, so two things make it fast on a CPU:
 
-* **Large batches.** Sentences of different lengths share a batch: each sentence's
-  encoder outputs are padded to the batch's longest, and attention gives the padding
+* **Large batches.** Sentences of different lengths share a batch: they are
+  encoded in one padded run (``Seq2SeqParser.encode``), each sentence's encoder
+  outputs are padded to the batch's longest, and attention gives the padding
   exactly zero weight.  Every sentence keeps ``beam`` hypothesis slots (greedy
   decoding is beam 1), so the slots' memory is gathered once per batch, and again
   only when finished sentences have freed a quarter of the slots.
@@ -40,6 +41,7 @@ sequence a prefix of a well-formed tree with one leaf per word (the rules of
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -220,7 +222,7 @@ def decoding_batches(lengths: Sequence[int], beam: int, hypotheses: int) -> list
     return batches
 
 
-class Seq2SeqDecoding:
+class Seq2SeqDecoding(ABC):
     """Beam search and k-best lists for a model or an ensemble of models (``members``).
 
     The subclass gives ``members`` (the models that score each step) and ``targets``
@@ -230,8 +232,9 @@ class Seq2SeqDecoding:
     targets: Vocabulary
 
     @property
+    @abstractmethod
     def members(self) -> list[Seq2SeqParser]:
-        raise NotImplementedError
+        """The models whose mean next-token distribution the search follows."""
 
     def beam_search(
         self, words: Sequence[str], beam: int = 10, constrained: bool = False, max_length: int | None = None

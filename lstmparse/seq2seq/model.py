@@ -150,7 +150,7 @@ class Seq2SeqParser(Seq2SeqDecoding):
         output of a word is the one the sentence would get alone (its first word
         is read last by the backward LSTM, which is where its final state is
         taken).  Memory columns past a sentence's last word hold padding, which
-        attention must give no weight (``padding_offsets``).
+        attention must give no weight (the decoder's padding offsets).
         """
         lengths = [len(words) for words in batch]
         inputs = self._input_vectors(batch, train)
@@ -295,9 +295,7 @@ class Seq2SeqParser(Seq2SeqDecoding):
 
     def log_prob(self, words: Sequence[str], tokens: Sequence[str]) -> float:
         """log P(tokens, END | words): what beam search scores a finished sequence with."""
-        dy.renew_cg()
-        self.set_dropout(0.0)
-        return -self.batch_loss([(words, tokens)], train=False).value()
+        return float(self.token_log_probs(words, tokens).sum())
 
     # -- decoding (:class:`~lstmparse.seq2seq.decoding.Seq2SeqDecoding`) ---------
 
