@@ -48,11 +48,15 @@ def load(path=None):
     return Parser.load(path)
 
 
-def load_constituency(path):
-    """Load a sequence-to-sequence constituency parser model directory (or an ensemble's)."""
+def load_constituency(path, tagger=None):
+    """Load a sequence-to-sequence constituency parser model directory (or an ensemble's).
+
+    ``tagger`` (a tagger's directory, or a pipeline's with one) puts its XPOS tags
+    on the trees' preterminals where the input brings none (else ``XX``).
+    """
     from lstmparse.seq2seq.api import ConstituencyParser
 
-    return ConstituencyParser.load(path)
+    return ConstituencyParser.load(path, tagger)
 
 
 def __getattr__(name: str):

@@ -185,3 +185,8 @@ def _node_text(node: Constituent) -> str:
 def escape_word(word: str) -> str:
     """A word as a bracketed file can hold it: parentheses become ``-LRB-``/``-RRB-``."""
     return word.replace("(", "-LRB-").replace(")", "-RRB-")
+
+
+def unescape_word(word: str) -> str:
+    """A bracketed file's word as text has it: ``-LRB-``/``-RRB-`` become parentheses."""
+    return word.replace("-LRB-", "(").replace("-RRB-", ")")

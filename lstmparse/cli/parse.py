@@ -61,6 +61,13 @@ from lstmparse.formats import FORMATS
     show_default=True,
     help="constituency models: search only well-formed trees, or (the paper's way) repair malformed output",
 )
+@click.option(
+    "--tagger",
+    "tagger_dir",
+    type=click.Path(exists=True, file_okay=False),
+    help="constituency models: put this tagger's XPOS (a tagger or a pipeline's, e.g. models/en_ewt_pipeline) on "
+    "the preterminals where the input has no tags, instead of XX",
+)
 @click.option("--quiet", is_flag=True, help="no progress or speed report on stderr")
 @click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=MEMORY_MB)
 @clean_errors
@@ -75,6 +82,7 @@ def parse(
     batch_size,
     constrained,
     jobs,
+    tagger_dir,
     quiet,
     memory_mb,
 ) -> None:
@@ -91,9 +99,21 @@ def parse(
         if retag:
             raise ConfigurationError(f"--retag: {model_dir} is a constituency model, which reads no tags")
         _parse_constituency(
-            model_dir, input_file, output_file, input_format, beam or 10, constrained, kbest, jobs, quiet, memory_mb
+            model_dir,
+            input_file,
+            output_file,
+            input_format,
+            tagger_dir,
+            (beam or 10, constrained, kbest, jobs),
+            quiet,
+            memory_mb,
         )
         return
+    if tagger_dir:
+        raise ConfigurationError(
+            f"--tagger applies to constituency models; {model_dir or DEFAULT_MODEL} is a {arch} model "
+            "(a pipeline tags with its own tagger)"
+        )
     check_output_path(output_file, (input_file,))  # before the model is loaded: fail fast
     beam = beam or 1
     if input_format == "ptb":
@@ -136,10 +156,12 @@ def _bracketed_lines(candidates, kbest: bool) -> str:
     return "".join(f"{c.rank}\t{c.log_prob:.4f}\t{c.to_bracketed()}\n" for c in candidates) + "\n"
 
 
-def _parse_constituency(
-    model_dir, input_file, output_file, input_format, beam, constrained, kbest, jobs, quiet, memory_mb
-):
-    """Parse with a seq2seq model: one bracketed tree per line, and how many outputs needed repair."""
+def _parse_constituency(model_dir, input_file, output_file, input_format, tagger_dir, search, quiet, memory_mb):
+    """Parse with a seq2seq model: one bracketed tree per line, and how many outputs needed repair.
+
+    ``search`` is (beam, constrained, kbest, jobs).
+    """
+    beam, constrained, kbest, jobs = search
     if jobs > 1:
         raise click.BadParameter("constituency models parse in one process (batched beam search)", param_hint="--jobs")
     if kbest > beam:
@@ -151,7 +173,7 @@ def _parse_constituency(
     from lstmparse.tokenizer.api import read_raw
 
     load_start = time.time()
-    parser = ConstituencyParser.load(model_dir)
+    parser = ConstituencyParser.load(model_dir, tagger_dir)
     load_seconds = time.time() - load_start
     if input_format == "ptb":
         inputs = iter_ptb(input_file)

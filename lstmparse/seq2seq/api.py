@@ -6,6 +6,7 @@ for tree in constituency.parse("The dog barks .\nIt is late ."):
     print(tree.to_bracketed())
 for candidates in constituency.parse_kbest([["The", "dog", "barks", "."]], beam=10, k=3):
     print([(c.rank, round(c.log_prob, 2)) for c in candidates])
+tagged = lstmparse.load_constituency("models/en_gum_seq2seq", tagger="models/en_ewt_pipeline")  # POS tags, not XX
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence
 from lstmparse.inputs import as_sentence
 from lstmparse.model_io import model_arch
-from lstmparse.ptb import PTBTree, escape_word, to_bracketed
+from lstmparse.ptb import PTBTree, escape_word, to_bracketed, unescape_word
 from lstmparse.seq2seq.ensemble_manifest import ARCH as ENSEMBLE_ARCH
 from lstmparse.seq2seq.linearization import delinearize
 from lstmparse.seq2seq.model import Seq2SeqParser
@@ -39,20 +40,30 @@ class ParsedTree:
 
 
 class ConstituencyParser:
-    """A loaded sequence-to-sequence constituency parser, or an ensemble of them (decoded as one)."""
+    """A loaded sequence-to-sequence constituency parser, or an ensemble of them (decoded as one).
 
-    def __init__(self, model) -> None:
+    The parser predicts brackets, not POS tags: a tree's preterminals carry the
+    input's own tags (a bracketed tree's, or CoNLL-U XPOS that every word has),
+    else those of ``tagger`` (a :class:`~lstmparse.tagger.api.POSTagger`'s XPOS,
+    the Penn tags of an English UD tagger), else ``XX`` as in the paper.
+    """
+
+    def __init__(self, model, tagger=None) -> None:
         self.model = model
+        self.tagger = tagger
 
     @classmethod
-    def load(cls, path: str | Path) -> ConstituencyParser:
+    def load(cls, path: str | Path, tagger: str | Path | None = None) -> ConstituencyParser:
+        """The model (or ensemble) in ``path``; ``tagger``: a tagger's directory or a pipeline's with one."""
         if not Path(path).exists():
             raise ModelError(f"{path}: no such model directory")
         if model_arch(path) == ENSEMBLE_ARCH:
             from lstmparse.seq2seq.ensemble import Seq2SeqEnsemble
 
-            return cls(Seq2SeqEnsemble.load(path))
-        return cls(Seq2SeqParser.load(str(path)))
+            model = Seq2SeqEnsemble.load(path)
+        else:
+            model = Seq2SeqParser.load(str(path))
+        return cls(model, _load_tagger(tagger) if tagger is not None else None)
 
     def parse(
         self,
@@ -65,8 +76,8 @@ class ConstituencyParser:
 
         ``sentences`` is text (one sentence per line, tokens separated by spaces) or
         an iterable of token lists, strings (one sentence each), CoNLL-U sentences or
-        bracketed trees (re-parsed from their words).  A tree's POS tags are kept on
-        the output's preterminals; other inputs get XX.  ``constrained`` decoding only
+        bracketed trees (re-parsed from their words).  The preterminals carry the
+        input's own POS tags, else the tagger's, else XX (see the class).  ``constrained`` decoding only
         follows prefixes of well-formed trees; without it, as in the paper, a malformed
         output is repaired afterwards.  ``batch_size`` hypotheses (sentences times
         beam) are decoded together; the trees are those of one sentence at a time.
@@ -93,13 +104,53 @@ class ConstituencyParser:
             sentences = sentences.splitlines()
         for batch in windows((item for item in sentences if not _blank(item)), SENTENCE_WINDOW):
             words = [words_of(item) for item in batch]
-            tags = [item.tags if isinstance(item, PTBTree) else None for item in batch]
+            tags = self._tags([given_tags(item) for item in batch], words)
             decoded_batch = self.model.kbest_many(words, beam, k, constrained, batch_size)
             for decoded, forms, tree_tags in zip(decoded_batch, words, tags, strict=True):
                 yield [
                     ParsedTree(delinearize(d.tokens, forms, tree_tags), d.repaired, d.log_prob, rank)
                     for rank, d in enumerate(decoded, start=1)
                 ]
+
+    def _tags(self, given: list[list[str] | None], words: list[list[str]]) -> list[list[str] | None]:
+        """Each sentence's preterminal tags: its own, else the tagger's XPOS, else None (``XX``)."""
+        untagged = [k for k, tags in enumerate(given) if tags is None]
+        if self.tagger is None or not untagged:
+            return given
+        tagged = self.tagger.tag([[unescape_word(word) for word in words[k]] for k in untagged])
+        predicted = dict(zip(untagged, ([token.xpos for token in sentence.tokens] for sentence in tagged), strict=True))
+        return [predicted.get(k, tags) for k, tags in enumerate(given)]
+
+
+def _load_tagger(path: str | Path):
+    """A POS tagger that predicts XPOS, from its directory or from a pipeline that has one."""
+    from lstmparse.pipeline.manifest import ARCH as PIPELINE_ARCH
+    from lstmparse.pipeline.manifest import part_directories
+    from lstmparse.tagger.api import POSTagger
+
+    directory = Path(path)
+    if model_arch(directory) == PIPELINE_ARCH:
+        parts = part_directories(directory)
+        if "tagger" not in parts:
+            raise ModelError(f"{directory}: the pipeline has no tagger")
+        directory = parts["tagger"]
+    if model_arch(directory) != "tagger":
+        raise ModelError(f"{path}: not a tagger (nor a pipeline with one); the tags come from a tagger's XPOS")
+    tagger = POSTagger.load(directory)
+    if "xpos" not in tagger.model.outputs:
+        raise ModelError(f"{path}: the tagger predicts no XPOS, the tags a bracketed tree carries")
+    return tagger
+
+
+def given_tags(item: object) -> list[str] | None:
+    """The POS tags an input sentence brings: a bracketed tree's, or CoNLL-U XPOS if every word has one."""
+    if isinstance(item, PTBTree):
+        return item.tags
+    if isinstance(item, Sentence) and "xpos" not in item.blank_columns():
+        xpos = [token.xpos for token in item.tokens]
+        if all(tag not in ("", "_") for tag in xpos):
+            return [escape_word(tag) for tag in xpos]
+    return None
 
 
 def _blank(item: object) -> bool:

@@ -422,6 +422,34 @@ def test_parse_text_writes_one_tree_per_line_with_xx_tags(trained_model: Path) -
     assert len(result.stdout.splitlines()) == 2
 
 
+def test_preterminals_carry_the_inputs_tags_else_the_taggers(trained_model: Path, tmp_path: Path) -> None:
+    """Tags come from the input (CoNLL-U XPOS), else from --tagger's XPOS, else XX; the brackets stay the parser's."""
+    pipeline = ROOT / "models" / "en_ewt_pipeline"
+    text = "The cat sat .\nWhy ( really ) ?\n"
+    plain = lstmparse("parse", "--model", str(trained_model), "--input-format", "text", "--beam", "1", stdin=text)
+    tagged = lstmparse(
+        "parse", "--model", str(trained_model), "--input-format", "text", "--beam", "1", "--tagger", str(pipeline),
+        stdin=text,
+    )  # fmt: skip
+    assert tagged.returncode == 0, tagged.stderr
+    trees, xx_trees = parse_ptb_text(tagged.stdout), parse_ptb_text(plain.stdout)
+    assert [t.tags for t in trees] == [["DT", "NN", "VBD", "."], ["WRB", "-LRB-", "RB", "-RRB-", "."]]
+    assert [brackets(t, t.tags) for t in trees] == [brackets(x, t.tags) for t, x in zip(trees, xx_trees, strict=True)]
+    conllu = tmp_path / "tagged.conllu"
+    conllu.write_text("1\tDogs\t_\tNOUN\tNNS\t_\t_\t_\t_\t_\n2\tbark\t_\tVERB\tVBP\t_\t_\t_\t_\t_\n\n")
+    kept = lstmparse("parse", "--model", str(trained_model), "--input", str(conllu), "--tagger", str(pipeline))
+    assert kept.returncode == 0, kept.stderr
+    assert parse_ptb_text(kept.stdout)[0].tags == ["NNS", "VBP"]
+    refusals = {
+        ("--model", str(trained_model), "--tagger", str(ROOT / "models" / "en_ewt")): "not a tagger",
+        ("--model", str(pipeline), "--tagger", str(pipeline)): "constituency models",
+    }
+    for options, message in refusals.items():
+        refused = lstmparse("parse", *options, "--input-format", "text", stdin="A dog .\n")
+        assert refused.returncode == 2 and message in refused.stderr, refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("constrained", [False, True], ids=["unconstrained", "constrained"])
 @pytest.mark.parametrize("beam", [1, 3])
 def test_decoding_does_not_depend_on_the_batch(any_model: Path, small_gum, beam: int, constrained: bool) -> None:
