@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lstmparse.batching import SENTENCE_WINDOW, windows
 from lstmparse.errors import InputError, ModelError
@@ -24,6 +25,9 @@ from lstmparse.ptb import PTBTree, escape_word, to_bracketed, unescape_word
 from lstmparse.seq2seq.ensemble_manifest import ARCH as ENSEMBLE_ARCH
 from lstmparse.seq2seq.linearization import delinearize
 from lstmparse.seq2seq.model import Seq2SeqParser
+
+if TYPE_CHECKING:
+    from lstmparse.tagger.api import POSTagger
 
 
 @dataclass
@@ -118,11 +122,11 @@ class ConstituencyParser:
         if self.tagger is None or not untagged:
             return given
         tagged = self.tagger.tag([[unescape_word(word) for word in words[k]] for k in untagged])
-        predicted = dict(zip(untagged, ([token.xpos for token in sentence.tokens] for sentence in tagged), strict=True))
+        predicted = dict(zip(untagged, (given_tags(sentence) for sentence in tagged), strict=True))
         return [predicted.get(k, tags) for k, tags in enumerate(given)]
 
 
-def _load_tagger(path: str | Path):
+def _load_tagger(path: str | Path) -> POSTagger:
     """A POS tagger that predicts XPOS, from its directory or from a pipeline that has one."""
     from lstmparse.pipeline.manifest import ARCH as PIPELINE_ARCH
     from lstmparse.pipeline.manifest import part_directories
@@ -146,7 +150,7 @@ def given_tags(item: object) -> list[str] | None:
     """The POS tags an input sentence brings: a bracketed tree's, or CoNLL-U XPOS if every word has one."""
     if isinstance(item, PTBTree):
         return item.tags
-    if isinstance(item, Sentence) and "xpos" not in item.blank_columns():
+    if isinstance(item, Sentence):
         xpos = [token.xpos for token in item.tokens]
         if all(tag not in ("", "_") for tag in xpos):
             return [escape_word(tag) for tag in xpos]
