@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from lstmparse.cli.common import clean_errors
@@ -15,14 +17,17 @@ from lstmparse.cli.common import clean_errors
 def ensemble(models, output, overwrite) -> None:
     """Write an ensemble of MODELS (seq2seq models trained on one treebank, e.g. with other seeds) to --output.
 
-    The output directory holds a manifest naming the members (relative paths), and
+    The output directory holds a manifest naming the members (relative paths; they
+    may be inside it), and
     parses like a model: lstmparse parse --model OUTPUT.  Each step follows the
     mean of the members' next-token distributions: more accurate than each member,
     and as slow as all of them together.
     """
-    from lstmparse.model_io import check_training_directory
+    from lstmparse.errors import ConfigurationError
+    from lstmparse.model_io import CONFIG
     from lstmparse.seq2seq.ensemble_manifest import write_ensemble
 
-    check_training_directory(output, resume=False, overwrite=overwrite)
+    if (Path(output) / CONFIG).exists() and not overwrite:  # members may live inside it; a model may not
+        raise ConfigurationError(f"{output} already holds a model: --overwrite replaces it, or choose another --output")
     write_ensemble(list(models), output)
     click.echo(f"wrote an ensemble of {len(models)} models to {output}", err=True)

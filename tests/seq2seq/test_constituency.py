@@ -709,6 +709,11 @@ def test_ensemble_refuses_models_that_cannot_form_one(trained_model: Path, tmp_p
     assert made.returncode == 0, made.stderr
     again = lstmparse("ensemble", str(trained_model), str(trained_model), "--output", str(tmp_path / "ensemble"))
     assert again.returncode == 2 and "--overwrite" in again.stderr
+    inside = tmp_path / "inside"
+    shutil.copytree(trained_model, inside / "member")  # a member kept in the ensemble's own directory
+    made = lstmparse("ensemble", str(trained_model), str(inside / "member"), "--output", str(inside))
+    assert made.returncode == 0, made.stderr
+    assert json.loads((inside / "config.json").read_text())["members"][1] == "member"
     moved = tmp_path / "deeper" / "moved"
     shutil.copytree(tmp_path / "ensemble", moved)  # without its members beside it
     broken = lstmparse("parse", "--model", str(moved), "--input-format", "text", stdin="A dog .\n")
