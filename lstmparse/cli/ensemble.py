@@ -18,10 +18,9 @@ def ensemble(models, output, overwrite) -> None:
     """Write an ensemble of MODELS (seq2seq models trained on one treebank, e.g. with other seeds) to --output.
 
     The output directory holds a manifest naming the members (relative paths; they
-    may be inside it), and
-    parses like a model: lstmparse parse --model OUTPUT.  Each step follows the
-    mean of the members' next-token distributions: more accurate than each member,
-    and as slow as all of them together.
+    may be inside it), and parses like a model: lstmparse parse --model OUTPUT.
+    Each step follows the mean of the members' next-token distributions: more
+    accurate than each member, and as slow as all of them together.
     """
     from lstmparse.errors import ConfigurationError
     from lstmparse.model_io import CONFIG

@@ -1,8 +1,9 @@
 """An ensemble's manifest: which seq2seq model directories are its members (read and written without DyNet).
 
-An ensemble directory holds only ``config.json``: ``{"arch": "seq2seq_ensemble",
-"members": [...]}``, the members' directories relative to it, so that an ensemble
-and its members move together (``models/`` ships one this way).
+An ensemble directory holds ``config.json``: ``{"arch": "seq2seq_ensemble",
+"members": [...]}``, the members' directories relative to it (inside it, or beside
+it), so that an ensemble and its members move together (``models/`` ships one this
+way).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def member_directories(path: str | Path) -> list[Path]:
         raise ModelError(f"{path / CONFIG}: unreadable ensemble manifest ({error})") from None
     members = config.get("members") if isinstance(config, dict) else None
     valid = (
-        config.get("arch") == ARCH
+        isinstance(config, dict)
+        and config.get("arch") == ARCH
         and isinstance(members, list)
         and len(members) >= 2
         and all(isinstance(member, str) and member for member in members)
