@@ -101,6 +101,9 @@ def train_epochs(
     for epoch in range(len(record["epochs"]), options.epochs):
         seed_epoch(options.seed, epoch)
         entry = hooks.train_epoch(epoch, None if deadline is None else deadline - DEV_MARGIN * dev_seconds)
+        if entry["sentences"] == 0:  # the budget ran out before the epoch began: nothing new to score or keep
+            print(f"time budget of {max_minutes} minutes reached", file=log)
+            break
         eval_start = time.time()
         evaluation = hooks.evaluate()
         if evaluation is None:

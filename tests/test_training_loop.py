@@ -91,3 +91,11 @@ def test_an_epoch_cut_short_by_the_time_budget_ends_training():
     record, log = run(family, max_minutes=60)
     assert family.trained == [0, 1] and "time budget of 60 minutes reached" in log
     assert record["total_seconds"] >= 0
+
+
+def test_an_epoch_the_time_budget_left_empty_is_neither_scored_nor_recorded_nor_kept():
+    family = ScriptedFamily([1.0, 2.0, 3.0, 4.0, 5.0], seen={2: 0})
+    record, log = run(family, max_minutes=60, keep_epochs=True)
+    assert family.trained == [0, 1, 2] and "time budget of 60 minutes reached" in log
+    assert [entry["epoch"] for entry in record["epochs"]] == [1, 2]
+    assert family.saved == [1, 2] and family.kept == ["m/epochs/1", "m/epochs/2"]
