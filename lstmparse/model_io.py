@@ -170,6 +170,20 @@ def check_training_directory(directory: str | Path, resume: bool, overwrite: boo
     )
 
 
+def read_manifest(directory: str | Path, arch: str, kind: str) -> dict:
+    """The ``config.json`` of a manifest directory (a pipeline's, an ensemble's): {} unless it is an ``arch`` object.
+
+    An unreadable file is a :class:`ModelError` naming it and the ``kind`` of manifest;
+    the caller checks the fields its kind needs.
+    """
+    path = Path(directory) / CONFIG
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ModelError(f"{path}: unreadable {kind} manifest ({error})") from None
+    return config if isinstance(config, dict) and config.get("arch") == arch else {}
+
+
 def model_arch(directory: str | Path) -> str:
     """The architecture a model directory holds (``stacklstm`` for models that predate the field)."""
     try:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from lstmparse.errors import ModelError
-from lstmparse.model_io import CONFIG
+from lstmparse.model_io import CONFIG, read_manifest
 
 ARCH = "pipeline"
 PARTS = ("tokenizer", "tagger", "parser")
@@ -15,14 +14,9 @@ PARTS = ("tokenizer", "tagger", "parser")
 def part_directories(path: str | Path) -> dict[str, Path]:
     """The directories of a pipeline's parts, as its manifest names them (relative to it)."""
     path = Path(path)
-    try:
-        config = json.loads((path / CONFIG).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ModelError(f"{path / CONFIG}: unreadable pipeline manifest ({error})") from None
-    parts = config.get("parts") if isinstance(config, dict) else None
+    parts = read_manifest(path, ARCH, "pipeline").get("parts")
     valid = (
         isinstance(parts, dict)
-        and config.get("arch") == ARCH
         and "parser" in parts
         and all(isinstance(directory, str) and directory for directory in parts.values())
     )

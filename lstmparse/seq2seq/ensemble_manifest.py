@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from lstmparse.errors import ModelError
-from lstmparse.model_io import CONFIG, atomic_write, load_directory
+from lstmparse.model_io import CONFIG, atomic_write, load_directory, read_manifest
 
 ARCH = "seq2seq_ensemble"
 MEMBER_ARCH = "seq2seq"
@@ -22,15 +22,9 @@ MEMBER_ARCH = "seq2seq"
 def member_directories(path: str | Path) -> list[Path]:
     """The directories of an ensemble's members, as its manifest names them."""
     path = Path(path)
-    try:
-        config = json.loads((path / CONFIG).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ModelError(f"{path / CONFIG}: unreadable ensemble manifest ({error})") from None
-    members = config.get("members") if isinstance(config, dict) else None
+    members = read_manifest(path, ARCH, "ensemble").get("members")
     valid = (
-        isinstance(config, dict)
-        and config.get("arch") == ARCH
-        and isinstance(members, list)
+        isinstance(members, list)
         and len(members) >= 2
         and all(isinstance(member, str) and member for member in members)
     )
