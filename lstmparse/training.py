@@ -189,6 +189,43 @@ class Updates:
     autobatching: bool = True
 
 
+@dataclass(frozen=True)
+class MinibatchEpoch:
+    """What one epoch over minibatches did: summed loss, units, batches and examples seen, seconds."""
+
+    loss: float
+    units: int
+    batches: int
+    examples: int
+    seconds: float
+
+
+def minibatch_epoch(
+    batch_loss: Callable[[list], dy.Expression],
+    trainer: dy.Trainer,
+    batches: list[list],
+    units: Callable[[list], int],
+    stop_at: float | None,
+    epoch: int,
+) -> MinibatchEpoch:
+    """One epoch of updates on each dense minibatch's loss per unit (``units`` counts a batch's).
+
+    The families whose batches are one dense graph (seq2seq, tagger, tokenizer) train this
+    way; the batches are taken in random order and the epoch stops at ``stop_at``.
+    """
+    start = time.time()
+    loss, count, seen = run_epoch(
+        batch_loss,
+        trainer,
+        batches,
+        1,
+        stop_at,
+        f"epoch {epoch + 1}",
+        Updates(units=units, mean=True, autobatching=False),
+    )
+    return MinibatchEpoch(loss, count, seen, sum(len(batch) for batch in batches[:seen]), time.time() - start)
+
+
 def run_epoch(
     loss_of: Callable[[T], dy.Expression | None],
     trainer: dy.Trainer,

@@ -35,11 +35,10 @@ from lstmparse.seq2seq.model import END, Seq2SeqParser
 from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
 from lstmparse.training import (
     TrainingHooks,
-    Updates,
     adam_trainer,
     epoch_entry,
+    minibatch_epoch,
     new_record,
-    run_epoch,
     seed_epoch,
     train_epochs,
 )
@@ -105,24 +104,12 @@ class Seq2SeqTraining(TrainingHooks):
         self.trainer = adam_trainer(parser.model, options)
 
     def train_epoch(self, epoch: int, stop_at: float | None) -> dict:
-        options = self.options
-        batches = length_batches(
-            random.sample(self.examples, len(self.examples)), lambda e: len(e[0]), options.batch_size
-        )
-        self.parser.set_dropout(options.dropout)
-        start = time.time()
-        loss, tokens, seen_batches = run_epoch(
-            self.parser.batch_loss,
-            self.trainer,
-            batches,
-            1,
-            stop_at,
-            f"epoch {epoch + 1}",
-            Updates(units=lambda batch: sum(len(target) + 1 for _, target in batch), mean=True, autobatching=False),
-        )
+        examples = random.sample(self.examples, len(self.examples))
+        batches = length_batches(examples, lambda e: len(e[0]), self.options.batch_size)
+        self.parser.set_dropout(self.options.dropout)
+        run = minibatch_epoch(self.parser.batch_loss, self.trainer, batches, _target_tokens, stop_at, epoch)
         self.parser.set_dropout(0.0)
-        seen = sum(len(batch) for batch in batches[:seen_batches])
-        return epoch_entry(epoch, seen, time.time() - start, loss_per_token=loss / max(tokens, 1))
+        return epoch_entry(epoch, run.examples, run.seconds, loss_per_token=run.loss / max(run.units, 1))
 
     def evaluate(self) -> tuple[float, dict] | None:
         if not self.dev:
@@ -144,6 +131,11 @@ class Seq2SeqTraining(TrainingHooks):
             f"dev F1 {entry['dev_f1']:.2f}; unconstrained {entry['dev_f1_unconstrained']:.2f} with "
             f"{entry['dev_repaired']} repaired"
         )
+
+
+def _target_tokens(batch: list) -> int:
+    """What a batch's loss is summed over: each target token and the END after it."""
+    return sum(len(target) + 1 for _, target in batch)
 
 
 def resumed_parser(options: Seq2SeqOptions, record: dict, log: TextIO) -> Seq2SeqParser:

@@ -24,15 +24,18 @@ from lstmparse.tagger.model import Tagger, tag_all
 from lstmparse.tagger.options import COLUMNS, TaggerOptions
 from lstmparse.training import (
     TrainingHooks,
-    Updates,
     adam_trainer,
     epoch_entry,
+    minibatch_epoch,
     new_record,
-    run_epoch,
     seed_epoch,
     train_epochs,
 )
 from lstmparse.vocab import Vocabulary
+
+
+def _words(batch: list[Sentence]) -> int:
+    return sum(len(sentence) for sentence in batch)
 
 
 def read_tagged(path: str) -> list[Sentence]:
@@ -97,19 +100,9 @@ class TaggerTraining(TrainingHooks):
     def train_epoch(self, epoch: int, stop_at: float | None) -> dict:
         batches = length_batches(random.sample(self.examples, len(self.examples)), len, self.options.batch_size)
         self.tagger.dropout = self.options.dropout
-        start = time.time()
-        loss, words, seen_batches = run_epoch(
-            self.tagger.group_loss,
-            self.trainer,
-            batches,
-            1,
-            stop_at,
-            f"epoch {epoch + 1}",
-            Updates(units=lambda batch: sum(len(s) for s in batch), mean=True, autobatching=False),
-        )
+        run = minibatch_epoch(self.tagger.group_loss, self.trainer, batches, _words, stop_at, epoch)
         self.tagger.dropout = 0.0
-        seen = sum(len(batch) for batch in batches[:seen_batches])
-        return epoch_entry(epoch, seen, time.time() - start, loss_per_word=loss / max(words, 1))
+        return epoch_entry(epoch, run.examples, run.seconds, loss_per_word=run.loss / max(run.units, 1))
 
     def evaluate(self) -> tuple[float, dict] | None:
         if not self.dev:

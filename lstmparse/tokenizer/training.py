@@ -28,14 +28,18 @@ from lstmparse.tokenizer.segmentation import Span, label_paragraphs, segment, se
 from lstmparse.tokenizer.words import MultiwordSplitter
 from lstmparse.training import (
     TrainingHooks,
-    Updates,
     adam_trainer,
     epoch_entry,
+    minibatch_epoch,
     new_record,
-    run_epoch,
     seed_epoch,
     train_epochs,
 )
+
+
+def _labelled_chars(batch: list) -> int:
+    """The characters of a batch's windows that carry a label (context characters do not)."""
+    return sum(sum(label >= 0 for label in labels) for _, labels in batch)
 
 
 def read_paragraphs(path: str) -> tuple[list[Paragraph], MultiwordSplitter]:
@@ -130,29 +134,16 @@ class TokenizerTraining(TrainingHooks):
         size = self.options.batch_size
         batches = [windows[start : start + size] for start in range(0, len(windows), size)]
         self.labeller.dropout = self.options.dropout
-        start = time.time()
-        loss, chars, seen = run_epoch(
-            self.batch_loss,
-            self.trainer,
-            batches,
-            1,
-            stop_at,
-            f"epoch {epoch + 1}",
-            Updates(
-                units=lambda batch: sum(sum(x >= 0 for x in labels) for _, labels in batch),
-                mean=True,
-                autobatching=False,
-            ),
-        )
+        run = minibatch_epoch(self.batch_loss, self.trainer, batches, _labelled_chars, stop_at, epoch)
         self.labeller.dropout = 0.0
-        paragraphs_seen = len(self.examples) if seen == len(batches) else len(self.examples) * seen // len(batches)
-        seconds = time.time() - start
+        paragraphs = len(self.examples)
+        paragraphs_seen = paragraphs if run.batches == len(batches) else paragraphs * run.batches // len(batches)
         return epoch_entry(
             epoch,
             paragraphs_seen,
-            seconds,
-            loss_per_char=loss / max(chars, 1),
-            characters_per_second=round(chars / max(seconds, 1e-9)),
+            run.seconds,
+            loss_per_char=run.loss / max(run.units, 1),
+            characters_per_second=round(run.units / max(run.seconds, 1e-9)),
         )
 
     def evaluate(self) -> tuple[float, dict] | None:
