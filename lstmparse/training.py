@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import TextIO, TypeVar
 
 import click
 import dynet as dy
@@ -177,20 +177,20 @@ def seed_epoch(seed: int | None, epoch: int) -> None:
 class Updates:
     """How a family's losses become updates.
 
-    ``units`` counts what the loss is per (actions for the parser, words for a
+    ``units`` counts what a batch's loss is per (actions for the parser, words for a
     language model); with ``mean`` the update follows the loss per unit rather
     than the batch's sum, as language models trained with learning rate 1 need.
-    Examples that are already dense batches (``autobatching=False``) skip the
+    Batches that are already dense graphs (``autobatching=False``) skip the
     autobatcher's analysis of the graph.
     """
 
-    units: Callable[[Any], int] = lambda example: len(example.actions)
+    units: Callable[[list], int] = len
     mean: bool = False
     autobatching: bool = True
 
 
 @dataclass(frozen=True)
-class MinibatchEpoch:
+class EpochRun:
     """What one epoch over minibatches did: summed loss, units, batches and examples seen, seconds."""
 
     loss: float
@@ -207,52 +207,71 @@ def minibatch_epoch(
     units: Callable[[list], int],
     stop_at: float | None,
     epoch: int,
-) -> MinibatchEpoch:
+) -> EpochRun:
     """One epoch of updates on each dense minibatch's loss per unit (``units`` counts a batch's).
 
     The families whose batches are one dense graph (seq2seq, tagger, tokenizer) train this
     way; the batches are taken in random order and the epoch stops at ``stop_at``.
     """
-    start = time.time()
-    loss, count, seen = run_epoch(
-        batch_loss,
-        trainer,
-        batches,
-        1,
-        stop_at,
-        f"epoch {epoch + 1}",
-        Updates(units=units, mean=True, autobatching=False),
+    order = list(batches)
+    random.shuffle(order)
+    return run_epoch(
+        batch_loss, trainer, order, stop_at, f"epoch {epoch + 1}", Updates(units=units, mean=True, autobatching=False)
     )
-    return MinibatchEpoch(loss, count, seen, sum(len(batch) for batch in batches[:seen]), time.time() - start)
+
+
+def shuffled_batches(examples: Sequence[T], batch_size: int) -> list[list[T]]:
+    """The examples in a random order, cut into minibatches of ``batch_size`` (the last may be smaller)."""
+    order = list(examples)
+    random.shuffle(order)
+    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+
+
+def summed(loss_of: Callable[[T], dy.Expression | None]) -> Callable[[list[T]], dy.Expression | None]:
+    """A batch's loss as the sum of its examples' losses, each its own graph fragment (None: nothing to learn)."""
+
+    def batch_loss(batch: list[T]) -> dy.Expression | None:
+        losses = [loss for example in batch if (loss := loss_of(example)) is not None]
+        return dy.esum(losses) if losses else None
+
+    return batch_loss
 
 
 def run_epoch(
-    loss_of: Callable[[T], dy.Expression | None],
+    batch_loss: Callable[[list[T]], dy.Expression | None],
     trainer: dy.Trainer,
-    examples: Sequence[T],
-    batch_size: int,
+    batches: Sequence[list[T]],
     stop_at: float | None,
     label: str,
     updates: Updates = Updates(),
-) -> tuple[float, int, int]:
-    """One pass over shuffled examples, ``batch_size`` per update: (summed loss, units, examples seen)."""
-    order = list(examples)
-    random.shuffle(order)
-    total_loss, total_units, seen = 0.0, 0, 0
-    with click.progressbar(length=len(order), label=label, file=sys.stderr) as bar:
-        for start in range(0, len(order), batch_size):
+) -> EpochRun:
+    """One update per batch, in the given order, until ``stop_at``.
+
+    A progress bar on stderr shows the examples done, their rate and the running loss per unit.
+    """
+    total_loss, total_units, seen, done = 0.0, 0, 0, 0
+    started = time.time()
+    with click.progressbar(
+        length=sum(len(batch) for batch in batches), label=label, file=sys.stderr, item_show_func=_shown
+    ) as bar:
+        for batch in batches:
             if stop_at is not None and time.time() > stop_at:
                 break
-            batch = order[start : start + batch_size]
-            dy.renew_cg(autobatching=updates.autobatching)  # batches the sentences' independent operations
-            losses = [loss for example in batch if (loss := loss_of(example)) is not None]
-            batch_units = sum(updates.units(example) for example in batch)
-            if losses:
-                batch_loss = dy.esum(losses)
-                total_loss += batch_loss.value()
-                (batch_loss / max(batch_units, 1) if updates.mean else batch_loss).backward()
+            dy.renew_cg(autobatching=updates.autobatching)
+            loss = batch_loss(batch)
+            batch_units = updates.units(batch)
+            if loss is not None:
+                total_loss += loss.value()
+                (loss / max(batch_units, 1) if updates.mean else loss).backward()
                 trainer.update()
             total_units += batch_units
             seen += len(batch)
-            bar.update(len(batch))
-    return total_loss, total_units, seen
+            done += 1
+            rate = seen / max(time.time() - started, 1e-9)
+            bar.update(len(batch), f"{rate:.0f}/s, loss {total_loss / max(total_units, 1):.4f}")
+    return EpochRun(total_loss, total_units, done, seen, time.time() - started)
+
+
+def _shown(status: str | None) -> str | None:
+    """What the progress bar prints after the bar: the status the loop passed to ``update``."""
+    return status

@@ -19,7 +19,15 @@ from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, clean_errors
 from lstmparse.layers import CHAR_LSTM_SIZE
 from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
-from lstmparse.stacklstm.options import DEFAULT_FEATURES, FEATURES, Dimensions, TrainingOptions, parse_features
+from lstmparse.stacklstm.options import (
+    BATCHING,
+    DEFAULT_FEATURES,
+    FEATURES,
+    Dimensions,
+    TrainingOptions,
+    parse_features,
+)
+from lstmparse.stacklstm.oracles import ORACLES
 from lstmparse.stacklstm.systems import SYSTEMS
 from lstmparse.tagger.options import TaggerDimensions, TaggerOptions
 from lstmparse.tokenizer.options import TokenizerDimensions, TokenizerOptions
@@ -187,10 +195,28 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
 )
 @family_option(
     "--oracle",
-    type=click.Choice(["static", "dynamic"]),
+    type=click.Choice(list(ORACLES)),
     families=STACK + PIPELINE,
-    help="dynamic: the system's dynamic oracle (arc-hybrid, arc-eager) with training by exploration "
-    f"[default: {_default(TrainingOptions, 'oracle')}]",
+    help="; ".join(
+        f"{name}: {oracle.description} ({', '.join(n for n, system in SYSTEMS.items() if system.has_oracle(name))})"
+        for name, oracle in ORACLES.items()
+    )
+    + f" [default: {_default(TrainingOptions, 'oracle')}]",
+)
+@family_option(
+    "--batching",
+    type=click.Choice(list(BATCHING)),
+    families=STACK + PIPELINE,
+    help="; ".join(f"{name}: {text}" for name, text in BATCHING.items())
+    + f" [default: {_default(TrainingOptions, 'batching')}]",
+)
+@family_option(
+    "--optimizer",
+    type=click.Choice(["sgd", "adam"]),
+    families=STACK + PIPELINE,
+    help="sgd: eta0 / (1 + decay * epoch) as in the papers; adam: Adam, learning rate "
+    f"{TrainingOptions.ADAM_LEARNING_RATE} unless given; both clip the gradient of a batch's summed loss at "
+    f"{_default(TrainingOptions, 'clip')} x sqrt(batch size) [default: {_default(TrainingOptions, 'optimizer')}]",
 )
 @family_option(
     "--alpha",
@@ -335,7 +361,9 @@ def _common(given: dict) -> dict:
 
 def _stacklstm_options(options_class: type, given: dict):
     values = _common(given) | _fields(given, "oracle", "alpha", "explore_p", "explore_after", "pretrained")
-    values |= _fields(given, "pseudo_projective", "input_format", "resume", "system")
+    values |= _fields(given, "pseudo_projective", "input_format", "resume", "system", "batching", "optimizer")
+    if given.get("optimizer") == "adam" and "learning_rate" not in given:
+        values["learning_rate"] = options_class.ADAM_LEARNING_RATE
     if "features" in given:
         values["features"] = parse_features(given["features"])
     if "context_layers" in given:

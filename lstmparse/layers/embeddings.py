@@ -13,16 +13,19 @@ from lstmparse.vocab import Vocabulary
 WORD_DROPOUT = 0.5  # probability of replacing a training singleton by the unknown word
 
 
-def word_ids(vocab: Vocabulary, forms: Sequence[str], train: bool) -> list[int]:
+def word_ids(vocab: Vocabulary, forms: Sequence[str], train: bool, rng: random.Random | None = None) -> list[int]:
     """Learned-embedding ids; in training each singleton becomes the unknown word (id 0) with p = 0.5.
 
     So the unknown word's vector is trained on words like those it will stand for
     at test time (Dyer et al. 2015, section 4).  Only singletons draw a random
-    number, so a run's random sequence depends on its data alone.
+    number, from ``rng`` (a sentence's own stream, so that its words do not depend
+    on the other sentences of a batch) or else Python's global generator, so a
+    run's random sequence depends on its data alone.
     """
+    draw = (rng or random).random
     ids = []
     for form in forms:
-        if train and vocab.counts.get(form) == 1 and random.random() < WORD_DROPOUT:
+        if train and vocab.counts.get(form) == 1 and draw() < WORD_DROPOUT:
             ids.append(0)
         else:
             ids.append(vocab.get(form))

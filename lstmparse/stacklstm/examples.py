@@ -5,6 +5,7 @@ Kept free of DyNet, as is the ``lstmparse oracle`` report built on it.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,11 +25,25 @@ def root_label_of(sentences: Sequence[Sentence]) -> str:
 
 @dataclass
 class Example:
-    """A training sentence with its (possibly projectivized) gold tree and static oracle actions."""
+    """A training sentence with its (possibly projectivized) gold tree and static oracle actions.
+
+    ``index`` numbers the examples of a training set; with the seed and the epoch it
+    seeds the sentence's own random stream (:func:`sentence_rng`).
+    """
 
     sentence: Sentence
     gold: GoldTree
     actions: list[int]
+    index: int = 0
+
+
+def sentence_rng(seed: int | None, epoch: int, example: Example) -> random.Random:
+    """The example's own random stream in an epoch: what it draws never depends on its batch.
+
+    Without a seed the stream still is the sentence's own, started from Python's global generator.
+    """
+    start = seed if seed is not None else random.getrandbits(64)
+    return random.Random(f"{start}/{epoch}/{example.index}")
 
 
 def training_trees(sentences: Sequence[Sentence], pseudo_projective: bool) -> list[tuple[list[int], list[str]]]:
@@ -54,5 +69,5 @@ def oracle_examples(
             reason = "multiple roots" if heads.count(0) > 1 else f"not buildable by {system.name} (non-projective)"
             skipped[reason] += 1
         else:
-            examples.append(Example(sentence, system.gold_tree(heads, labels), actions))
+            examples.append(Example(sentence, system.gold_tree(heads, labels), actions, len(examples)))
     return examples, skipped

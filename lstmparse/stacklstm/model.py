@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import dynet as dy
 import numpy as np
@@ -21,10 +22,14 @@ from lstmparse.formats import Token
 from lstmparse.layers.stack_lstm import StackLSTM
 from lstmparse.model_io import assign_values, effective_values, load_directory, model_contents, save_directory
 from lstmparse.stacklstm.options import Dimensions
+from lstmparse.stacklstm.oracles import Oracle
 from lstmparse.stacklstm.pseudo_projective import deprojectivize
-from lstmparse.stacklstm.systems import Configuration, GoldTree, TransitionSystem, make_system
+from lstmparse.stacklstm.systems import Configuration, TransitionSystem, make_system
 from lstmparse.stacklstm.tokens import TokenEncoder
 from lstmparse.vocab import Vocabulary
+
+if TYPE_CHECKING:
+    from lstmparse.stacklstm.examples import Example
 
 ARCH = "stacklstm"
 NAMED_PARAMETERS = (  # the parser's own parameters (those of its layers are named by the layers)
@@ -43,12 +48,6 @@ NAMED_PARAMETERS = (  # the parser's own parameters (those of its layers are nam
 # word's own feature embeddings.  Revision 1 models whose computation this changed are
 # refused by :func:`check_revision`; ``train --resume`` continues their training.
 REVISION = 2
-
-
-def sample(actions: Sequence[int], log_probs: np.ndarray, alpha: float) -> int:
-    """An action drawn from the distribution p(a)^alpha, renormalized over ``actions``."""
-    weights = np.exp(alpha * (log_probs[actions] - np.max(log_probs[actions])))
-    return actions[int(np.random.choice(len(actions), p=weights / weights.sum()))]
 
 
 class NeuralConfiguration(Configuration):
@@ -140,14 +139,17 @@ class StackLSTMParser:
         inputs = dy.concatenate([head, dependent, relation])
         return dy.tanh(dy.affine_transform([self.composition_bias, self.composition, inputs]))
 
-    def start(self, tokens: Sequence[Token], train: bool) -> NeuralConfiguration:
-        """The initial configuration of a sentence in the current graph (dropout only in training)."""
+    def start(self, tokens: Sequence[Token], train: bool, rng: random.Random | None = None) -> NeuralConfiguration:
+        """The initial configuration of a sentence in the current graph (dropout only in training).
+
+        ``rng``: the sentence's own random stream for unknown-word replacement in training.
+        """
         for stack in (self.stack_lstm, self.buffer_lstm, self.action_lstm):
             if train and self.dropout:
                 stack.builder.set_dropout(self.dropout)
             else:
                 stack.builder.disable_dropout()
-        vectors = [self.root_vector, *self.tokens.encode(tokens, train, self.dropout)]
+        vectors = [self.root_vector, *self.tokens.encode(tokens, train, self.dropout, rng)]
         return self.system.initial(len(tokens), NeuralConfiguration, parser=self, vectors=vectors)
 
     def scores(self, config: NeuralConfiguration) -> dy.Expression:
@@ -164,45 +166,35 @@ class StackLSTMParser:
         self.system.apply(config, action)
         config.record(action)
 
-    def loss(self, tokens: Sequence[Token], actions: Sequence[int]) -> dy.Expression | None:
-        """Negative log-likelihood of an oracle action sequence (None if nothing to learn)."""
-        config = self.start(tokens, train=True)
-        losses = []
-        for action in actions:
-            legal = self.system.legal(config)
-            if len(legal) > 1:
-                losses.append(-dy.pick(dy.log_softmax(self.scores(config), legal), action))
-            self.step(config, action)
-        return dy.esum(losses) if losses else None
+    def oracle_loss(self, example: Example, oracle: Oracle, rng: random.Random) -> dy.Expression | None:
+        """The loss of one sentence in the current graph along the path ``oracle`` follows (None: nothing to learn).
 
-    def exploration_loss(
-        self, tokens: Sequence[Token], gold: GoldTree, explore_p: float, alpha: float
-    ) -> dy.Expression | None:
-        """Training with the dynamic oracle and exploration (Ballesteros et al. 2016, eq. 3).
-
-        At each state the loss is -log of the total probability of the zero-cost
-        actions.  The parser then follows, with probability ``explore_p``, an action
-        sampled from its own distribution raised to the power ``alpha``; otherwise
-        the zero-cost action the model likes best.
+        At each configuration with a choice, the loss is -log of the total
+        probability of the oracle's correct actions (Dyer et al. 2015 with the static
+        oracle; Ballesteros et al. 2016, eq. 3, with the dynamic one), counted when
+        some legal action is not correct.  ``rng`` is the sentence's own random
+        stream (unknown words, exploration).  Lock-step training
+        (:mod:`~lstmparse.stacklstm.batch_loss`) computes the same sum for many
+        sentences at once; this is its reference.
         """
-        config = self.start(tokens, train=True)
+        config = self.start(example.sentence.tokens, train=True, rng=rng)
         losses = []
+        step = 0
         while not self.system.is_final(config):
             legal = self.system.legal(config)
             if len(legal) == 1:
                 self.step(config, legal[0])
+                step += 1
                 continue
-            zero_cost = self.system.zero_cost(config, gold, legal) or legal
+            correct = oracle.correct(config, example, step, legal)
             log_probs = dy.log_softmax(self.scores(config), legal)
-            if len(zero_cost) < len(legal):
-                losses.append(-dy.logsumexp([dy.pick(log_probs, a) for a in zero_cost]))
-            explore = explore_p > 0 and random.random() < explore_p
-            if len(zero_cost) == 1 and not explore:
-                action = zero_cost[0]
-            else:
-                values = log_probs.npvalue()
-                action = sample(legal, values, alpha) if explore else max(zero_cost, key=values.__getitem__)
-            self.step(config, action)
+            if len(correct) < len(legal):
+                picked = [dy.pick(log_probs, action) for action in correct]
+                losses.append(-(picked[0] if len(picked) == 1 else dy.logsumexp(picked)))
+            exploring = oracle.explores(correct, rng)
+            values = log_probs.npvalue() if oracle.needs_scores(correct, exploring) else None
+            self.step(config, oracle.follow(correct, legal, values, exploring, rng))
+            step += 1
         return dy.esum(losses) if losses else None
 
     def parse(self, tokens: Sequence[Token]) -> tuple[list[int], list[str]]:

@@ -16,6 +16,10 @@ from lstmparse.options import RunOptions
 FEATURES = ("words", "pretrained", "pos", "feats", "chars")
 DEFAULT_FEATURES = ("words", "pos", "chars")
 DEFAULT_BATCH_SIZE = 1  # sentences per update: larger batches need a retuned learning rate (see README)
+BATCHING = {  # --batching: how a minibatch's loss is computed (both give the same loss and gradients)
+    "lockstep": "the minibatch's sentences parsed together, each step one batched operation",
+    "autobatch": "one graph per sentence, summed, batched by DyNet's autobatching",
+}
 
 
 @dataclass
@@ -45,6 +49,7 @@ class TrainingOptions(RunOptions):
 
     DYNET_MEMORY_MB: ClassVar[int] = 512
     WEIGHT_DECAY: ClassVar[float] = 1e-6  # L2, as DyNet applies it
+    ADAM_LEARNING_RATE: ClassVar[float] = 0.001  # --optimizer adam without --learning-rate
 
     features: Sequence[str] = DEFAULT_FEATURES
     system: str = "arc-standard"
@@ -54,6 +59,8 @@ class TrainingOptions(RunOptions):
     explore_after: int = 1  # epochs of oracle-following before exploration starts
     pseudo_projective: bool = False
     batch_size: int = DEFAULT_BATCH_SIZE
+    batching: str = "lockstep"  # or "autobatch": one graph per sentence, summed, DyNet's autobatching
+    optimizer: str = "sgd"  # or "adam"
     learning_rate: float = 0.1
     decay: float = 0.1
     dropout: float = 0.0  # not in the papers; see README for its measured effect

@@ -21,13 +21,14 @@ buffer LSTMs see already knows its sentence context (as in Kiperwasser & Goldber
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 import dynet as dy
 import numpy as np
 
 from lstmparse.formats import Token
-from lstmparse.layers import transduce
+from lstmparse.layers.birnn import transduce_sentences
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
 from lstmparse.model_io import birnn_parameters
@@ -101,12 +102,57 @@ class TokenEncoder:
         unknown = np.zeros((1, vectors.shape[1]), dtype=np.float32)
         self.pretrained_embeddings.init_from_array(np.concatenate([unknown, vectors]))
 
-    def encode(self, tokens: Sequence[Token], train: bool, dropout: float = 0.0) -> list[dy.Expression]:
-        """One token vector per word, in sentence order (``dropout`` applies in training only)."""
+    def encode(
+        self, tokens: Sequence[Token], train: bool, dropout: float = 0.0, rng: random.Random | None = None
+    ) -> list[dy.Expression]:
+        """One token vector per word, in sentence order (``dropout`` applies in training only).
+
+        ``rng`` is the sentence's own random stream for unknown-word replacement
+        (Python's global generator if None).
+        """
+        vectors = self.encode_many([tokens], train, dropout, [rng])
+        return [dy.pick_batch_elem(vectors, i) for i in range(len(tokens))]
+
+    def encode_many(
+        self,
+        sentences: Sequence[Sequence[Token]],
+        train: bool,
+        dropout: float = 0.0,
+        rngs: Sequence[random.Random | None] | None = None,
+    ) -> dy.Expression:
+        """The token vectors of several sentences, one after another, as one batched expression.
+
+        Each word's vector is the one it gets in its own sentence alone: the context
+        layers read every sentence separately, though in one batched run.
+        """
+        dropout = dropout if train else 0.0
+        x = self._projected(sentences, train, dropout, rngs or [None] * len(sentences))
+        if self.context is None:
+            return x
+        if dropout:
+            self.context.set_dropout(dropout)
+        else:
+            self.context.disable_dropout()
+        return transduce_sentences(self.context, x, [len(sentence) for sentence in sentences])
+
+    def _projected(
+        self,
+        sentences: Sequence[Sequence[Token]],
+        train: bool,
+        dropout: float,
+        rngs: Sequence[random.Random | None],
+    ) -> dy.Expression:
+        """x = ReLU(V[parts] + d) for every word of ``sentences``: one batch element per word."""
+        tokens = [t for sentence in sentences for t in sentence]
         parts = []
         if "words" in self.features:
-            forms = [t.form for t in tokens]
-            parts.append(dy.lookup_batch(self.word_embeddings, word_ids(self.vocabs["words"], forms, train)))
+            vocab = self.vocabs["words"]
+            ids = [
+                i
+                for sentence, rng in zip(sentences, rngs, strict=True)
+                for i in word_ids(vocab, [t.form for t in sentence], train, rng)
+            ]
+            parts.append(dy.lookup_batch(self.word_embeddings, ids))
         if "pretrained" in self.features:
             ids = pretrained_ids(self.vocabs["pretrained"], [t.form for t in tokens])
             parts.append(dy.lookup_batch(self.pretrained_embeddings, ids, update=False))
@@ -117,12 +163,9 @@ class TokenEncoder:
         if "chars" in self.features:
             parts.append(self.char_lstm.encode([t.form for t in tokens]))
         x = dy.rectify(dy.affine_transform([self.projection_bias, self.projection, dy.concatenate(parts)]))
-        if train and dropout:
-            x = dy.dropout(x, dropout)
-        vectors = [dy.pick_batch_elem(x, i) for i in range(len(tokens))]
-        if self.context is not None:
-            vectors = transduce(self.context, vectors, dropout if train else 0.0)
-        return vectors
+        if dropout:
+            x = dy.dropout(x, dropout)  # a mask of its own for every word (batch element)
+        return x
 
     def _feats(self, tokens: Sequence[Token]) -> dy.Expression:
         """Each word's sum of its own Feature=Value embeddings; 'no feature' once for a word without any.

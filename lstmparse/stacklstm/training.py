@@ -11,10 +11,11 @@ improves, so it always holds the best model so far.
 
 from __future__ import annotations
 
+import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -25,12 +26,23 @@ from lstmparse.evaluation import Scores, score_trees
 from lstmparse.formats import Sentence, read_treebank
 from lstmparse.layers.embeddings import read_word2vec
 from lstmparse.model_io import load_directory
-from lstmparse.stacklstm.examples import Example, oracle_examples, root_label_of, training_trees
+from lstmparse.stacklstm.batch_loss import lockstep_loss
+from lstmparse.stacklstm.examples import Example, oracle_examples, root_label_of, sentence_rng, training_trees
 from lstmparse.stacklstm.model import StackLSTMParser, revision_1_changes
 from lstmparse.stacklstm.options import TrainingOptions
+from lstmparse.stacklstm.oracles import Exploration, Oracle
 from lstmparse.stacklstm.systems import SYSTEMS, TransitionSystem, make_system
 from lstmparse.stacklstm.tokens import NO_FEATURE, split_feats
-from lstmparse.training import TrainingHooks, epoch_entry, run_epoch, seed_epoch, train_epochs
+from lstmparse.training import (
+    TrainingHooks,
+    Updates,
+    epoch_entry,
+    run_epoch,
+    seed_epoch,
+    shuffled_batches,
+    summed,
+    train_epochs,
+)
 from lstmparse.vocab import Vocabulary
 
 CHECKPOINT = "checkpoint"
@@ -60,12 +72,27 @@ def check_feature_columns(path: str, sentences: Sequence[Sentence], features: Se
             )
 
 
-def example_loss(parser: StackLSTMParser, example: Example, options: TrainingOptions, epoch: int):
-    """The loss of one sentence under the chosen oracle (None when nothing is to be learnt)."""
-    if options.oracle == "dynamic":
-        explore_p = options.explore_p if epoch >= options.explore_after else 0.0
-        return parser.exploration_loss(example.sentence.tokens, example.gold, explore_p, options.alpha)
-    return parser.loss(example.sentence.tokens, example.actions)
+def epoch_oracle(system: TransitionSystem, options: TrainingOptions, epoch: int) -> Oracle:
+    """The oracle an epoch (0-based) trains with: exploration starts after ``explore_after`` epochs."""
+    explore_p = options.explore_p if epoch >= options.explore_after else 0.0
+    return system.oracle(options.oracle, Exploration(explore_p, options.alpha))
+
+
+def batch_loss_function(
+    parser: StackLSTMParser, oracle: Oracle, options: TrainingOptions, epoch: int
+) -> Callable[[list[Example]], dy.Expression | None]:
+    """The loss of a minibatch: lock-step (one batched graph) or summed one-sentence graphs (autobatched)."""
+
+    def rng(example: Example) -> random.Random:
+        return sentence_rng(options.seed, epoch, example)
+
+    if options.batching == "lockstep":
+        return lambda batch: lockstep_loss(parser, batch, oracle, [rng(example) for example in batch])
+    return summed(lambda example: parser.oracle_loss(example, oracle, rng(example)))
+
+
+def _actions(batch: list[Example]) -> int:
+    return sum(len(example.actions) for example in batch)
 
 
 def evaluate_parser(parser: StackLSTMParser, sentences: Sequence[Sentence]) -> Scores:
@@ -112,6 +139,9 @@ def prepare(options: TrainingOptions, log: TextIO) -> tuple[StackLSTMParser, lis
         "pseudo_projective": options.pseudo_projective,
         "seed": options.seed,
         "batch_size": options.batch_size,
+        "batching": options.batching,
+        "optimizer": options.optimizer,
+        "learning_rate": options.learning_rate,
         "dropout": options.dropout,
         "skipped": dict(skipped),
         "epochs": [],
@@ -127,7 +157,7 @@ def prepare(options: TrainingOptions, log: TextIO) -> tuple[StackLSTMParser, lis
 def check_system_options(system: TransitionSystem, options: TrainingOptions) -> None:
     """Refuse an oracle the system lacks, and pseudo-projective encoding for a non-projective system."""
     if options.oracle not in system.oracles:
-        having = ", ".join(name for name, kind in SYSTEMS.items() if kind.has_dynamic_oracle)
+        having = ", ".join(name for name, kind in SYSTEMS.items() if kind.has_oracle(options.oracle))
         raise ConfigurationError(f"{system.name} has no {options.oracle} oracle; systems that have one: {having}")
     if options.pseudo_projective and system.builds_non_projective:
         raise ConfigurationError(f"{system.name} builds non-projective trees itself: drop --pseudo-projective")
@@ -142,26 +172,25 @@ class StackLSTMTraining(TrainingHooks):
     def __init__(self, parser: StackLSTMParser, examples: list[Example], dev: list[Sentence], options) -> None:
         self.parser, self.examples, self.dev, self.options = parser, examples, dev, options
         self.dev_seconds_guess = len(dev) / 100.0
-        self.trainer = dy.SimpleSGDTrainer(parser.model, learning_rate=options.learning_rate)
-        self.trainer.set_clip_threshold(batch_clip_threshold(options.clip, options.batch_size))
+        self.trainer = new_trainer(parser.model, options)
 
     def train_epoch(self, epoch: int, stop_at: float | None) -> dict:
         options = self.options
         self.trainer.learning_rate = options.learning_rate / (1 + options.decay * epoch)
-        start = time.time()
-        loss, actions, seen = run_epoch(
-            lambda example: example_loss(self.parser, example, options, epoch),
+        oracle = epoch_oracle(self.parser.system, options, epoch)
+        run = run_epoch(
+            batch_loss_function(self.parser, oracle, options, epoch),
             self.trainer,
-            self.examples,
-            options.batch_size,
+            shuffled_batches(self.examples, options.batch_size),
             stop_at,
             f"epoch {epoch + 1}",
+            Updates(units=_actions, autobatching=options.batching != "lockstep"),
         )
         return epoch_entry(
             epoch,
-            seen,
-            time.time() - start,
-            loss_per_action=loss / max(actions, 1),
+            run.examples,
+            run.seconds,
+            loss_per_action=run.loss / max(run.units, 1),
             learning_rate=self.trainer.learning_rate,
         )
 
@@ -244,6 +273,16 @@ def restore_checkpoint(parser: StackLSTMParser, model_dir: str, log: TextIO) -> 
         )
     print(f"resuming from {source} after epoch {len(record['epochs'])}", file=log)
     return record
+
+
+def new_trainer(model: dy.ParameterCollection, options: TrainingOptions) -> dy.Trainer:
+    """SGD (the papers') or Adam, on summed minibatch losses, clipped at :func:`batch_clip_threshold`."""
+    if options.optimizer == "adam":
+        trainer = dy.AdamTrainer(model, alpha=options.learning_rate)
+    else:
+        trainer = dy.SimpleSGDTrainer(model, learning_rate=options.learning_rate)
+    trainer.set_clip_threshold(batch_clip_threshold(options.clip, options.batch_size))
+    return trainer
 
 
 def batch_clip_threshold(clip: float, batch_size: int) -> float:

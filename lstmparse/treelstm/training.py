@@ -20,7 +20,7 @@ import dynet as dy
 
 from lstmparse.errors import InputError
 from lstmparse.formats import Sentence, read_treebank
-from lstmparse.training import TrainingHooks, Updates, epoch_entry, run_epoch, train_epochs
+from lstmparse.training import TrainingHooks, Updates, epoch_entry, run_epoch, shuffled_batches, summed, train_epochs
 from lstmparse.tree import tree_problem
 from lstmparse.treelstm.model import ROOT_WORD, TreeLSTM, TreeScore
 from lstmparse.treelstm.options import TreeLSTMOptions
@@ -101,23 +101,21 @@ class TreeLSTMTraining(TrainingHooks):
     def train_epoch(self, epoch: int, stop_at: float | None) -> dict:
         options = self.options
         self.model.set_dropout(options.dropout)
-        start = time.time()
-        loss, words, seen = run_epoch(
-            lambda s: self.model.training_loss(s.forms, s.heads, options.noise_samples),
+        run = run_epoch(
+            summed(lambda s: self.model.training_loss(s.forms, s.heads, options.noise_samples)),
             self.trainer,
-            self.examples,
-            options.batch_size,
+            shuffled_batches(self.examples, options.batch_size),
             stop_at,
             f"epoch {epoch + 1}",
-            Updates(units=len, mean=True),
+            Updates(units=lambda batch: sum(map(len, batch)), mean=True),
         )
         self.model.set_dropout(0.0)
         return epoch_entry(
             epoch,
-            seen,
-            time.time() - start,
+            run.examples,
+            run.seconds,
             learning_rate=self.trainer.learning_rate,
-            loss_per_word=loss / max(words, 1),
+            loss_per_word=run.loss / max(run.units, 1),
         )
 
     def evaluate(self) -> tuple[float, dict] | None:

@@ -147,7 +147,7 @@ def test_arc_hybrid_dynamic_oracle_zero_cost_actions_are_exactly_the_optimal_one
     assert exact == seen > 500
 
 
-@pytest.mark.parametrize("name", [name for name, system in SYSTEMS.items() if system.has_dynamic_oracle])
+@pytest.mark.parametrize("name", [name for name, system in SYSTEMS.items() if system.has_oracle("dynamic")])
 def test_dynamic_oracle_is_exact_on_the_gold_path(name):
     exact, seen = oracle_agreement(name, "gold")
     assert exact == seen > 500

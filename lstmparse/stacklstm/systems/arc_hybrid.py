@@ -12,13 +12,23 @@ keep the best reachable tree as good as before, from any configuration.
 
 from __future__ import annotations
 
-from lstmparse.stacklstm.systems.base import LEFT, RIGHT, SHIFT, Configuration, GoldTree, TransitionSystem
+from lstmparse.stacklstm.oracles import DynamicOracle, StaticOracle
+from lstmparse.stacklstm.systems.base import (
+    LEFT,
+    ON_BUFFER,
+    ON_STACK,
+    RIGHT,
+    SHIFT,
+    Configuration,
+    GoldTree,
+    TransitionSystem,
+)
 
 
 class ArcHybrid(TransitionSystem):
     name = "arc-hybrid"
     kinds = (SHIFT, LEFT, RIGHT)
-    has_dynamic_oracle = True
+    oracle_types = (StaticOracle, DynamicOracle)
     heads_stay_in_place = True  # RIGHT(l): s1 takes the dependent and stays on the stack
 
     def legal(self, config: Configuration) -> list[int]:
@@ -51,21 +61,28 @@ class ArcHybrid(TransitionSystem):
         return self.shift if config.buffer else None
 
     def costs(self, config: Configuration, gold: GoldTree, legal: list[int] | None = None) -> dict[int, int]:
-        """Cost (gold arcs lost, a wrong label counting as a lost arc) of each legal action."""
+        """Cost (gold arcs lost, a wrong label counting as a lost arc) of each legal action.
+
+        Where a word is (``config.place``) and the gold dependents of a word make each
+        count O(dependents) rather than a scan of the stack or buffer.
+        """
         legal = self.legal(config) if legal is None else legal
-        stack, buffer, heads = config.stack, config.buffer, gold.heads
+        stack, buffer, heads, place = config.stack, config.buffer, gold.heads, config.place
         top = stack[-1]
         front = buffer[-1] if buffer else None
         kind_cost = {}
         if front is not None:
             # SHIFT: the front loses a head deeper than s0 and every dependent on the stack.
-            kind_cost[SHIFT] = (heads[front] in stack[:-1]) + sum(1 for k in stack if heads[k] == front)
+            head = heads[front]
+            kind_cost[SHIFT] = (head != top and place[head] == ON_STACK) + sum(
+                place[k] == ON_STACK for k in gold.dependents[front]
+            )
         gold_arc = {}  # kind -> whether that kind's arc is the gold arc of s0
         if len(stack) >= 2:
             below = stack[-2]
             # Popping s0 loses its dependents in the buffer; its head too if that is still reachable.
-            lost_dependents = sum(1 for k in buffer if heads[k] == top)
-            head_in_buffer = heads[top] in buffer
+            lost_dependents = sum(place[k] == ON_BUFFER for k in gold.dependents[top])
+            head_in_buffer = place[heads[top]] == ON_BUFFER
             kind_cost[RIGHT] = head_in_buffer + lost_dependents
             gold_arc[RIGHT] = heads[top] == below
             if front is not None:

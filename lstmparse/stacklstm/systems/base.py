@@ -25,6 +25,9 @@ import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import ClassVar
+
+from lstmparse.stacklstm.oracles import NO_EXPLORATION, Exploration, Oracle, StaticOracle
 
 ROOT = 0
 
@@ -53,9 +56,10 @@ class GoldTree:
     def __init__(self, heads: Sequence[int], labels: Sequence[str]) -> None:
         self.heads = [ROOT, *heads]
         self.labels = [None, *labels]
-        self.n_dependents = [0] * (len(heads) + 1)
-        for head in heads:
-            self.n_dependents[head] += 1
+        self.dependents: list[list[int]] = [[] for _ in range(len(heads) + 1)]
+        for dependent, head in enumerate(heads, start=1):
+            self.dependents[head].append(dependent)
+        self.n_dependents = [len(words) for words in self.dependents]
 
     def is_complete(self, config: Configuration, word: int) -> bool:
         """True when ``word`` has collected all its gold dependents."""
@@ -157,7 +161,7 @@ class TransitionSystem:
     name = "base"
     kinds: tuple[str, ...] = ()
     builds_non_projective = False
-    has_dynamic_oracle = False
+    oracle_types: ClassVar[tuple[type[Oracle], ...]] = (StaticOracle,)  # the oracles training can follow
     # True when some arc leaves its head on the stack or buffer, where it is reseated
     # (models saved before that was done, revision 1, computed something else).
     heads_stay_in_place = False
@@ -211,8 +215,19 @@ class TransitionSystem:
 
     @property
     def oracles(self) -> tuple[str, ...]:
-        """The oracles training can follow with this system."""
-        return ("static", "dynamic") if self.has_dynamic_oracle else ("static",)
+        """The names of the oracles training can follow with this system."""
+        return tuple(oracle.name for oracle in self.oracle_types)
+
+    @classmethod
+    def has_oracle(cls, name: str) -> bool:
+        return any(oracle.name == name for oracle in cls.oracle_types)
+
+    def oracle(self, name: str, exploration: Exploration = NO_EXPLORATION) -> Oracle:
+        """The named oracle of this system (a ValueError names the ones it has)."""
+        for oracle in self.oracle_types:
+            if oracle.name == name:
+                return oracle(self, exploration)
+        raise ValueError(f"{self.name} has no {name} oracle; it has {', '.join(self.oracles)}")
 
     def initial(self, n: int, configuration_class: type[Configuration] = Configuration, **kwargs) -> Configuration:
         config = configuration_class(n, **kwargs)
@@ -237,7 +252,7 @@ class TransitionSystem:
         raise NotImplementedError
 
     def zero_cost(self, config: Configuration, gold: GoldTree, legal: list[int] | None = None) -> list[int]:
-        """The dynamic oracle (systems with ``has_dynamic_oracle``): actions that lose no gold arc."""
+        """The dynamic oracle (systems whose ``oracle_types`` include it): actions that lose no gold arc."""
         raise NotImplementedError
 
     def attach(self, config: Configuration, head: int, dependent: int, action: int) -> None:
