@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_wp
 
-.PHONY: install test lint bench bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-hu clean dynet-gpu
+.PHONY: install test lint bench bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-hu clean dynet-gpu
 
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ lint: install
 # a Markdown table on stdout, the figures in bench/results.json (see bench/RESULTS.md).
 bench: install
 	$(BIN)/python bench/suite.py --model $(MODEL) --treebank $(DATA)/ud/en_ewt --json bench/results.json
+
+# Training throughput of the stack-LSTM parser, one core: sentences per CPU-second and peak RSS by
+# batching (one graph per sentence or lock-step), batch size and batch order, two settings (bench/RESULTS.md).
+bench-training: install
+	$(BIN)/python bench/training.py --treebank $(DATA)/ud/en_ewt --json bench/training.json
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache

@@ -11,8 +11,9 @@ alone.  Rows:
   beam 8: sentences/s, words/s, model load time, peak RSS, and the mode's UAS/LAS
   on EWT dev (``--repeats N`` interleaves N rounds of the modes and reports medians;
   ``--modes`` also offers batched128, beam8x64 and beam8x128: larger batches);
-* training: sentences/s for each minibatch size (one epoch over the first
-  ``--train-sentences`` training sentences, words+pos features as the C++ reference);
+* training: sentences per CPU-second for each lock-step minibatch size (one epoch over
+  the first ``--train-sentences`` training sentences, words+pos features as the C++
+  reference; ``bench/training.py`` has the full table);
 * cost curve: greedy parsing time per token, one sentence at a time, for synthetic
   sentences of 10 to 200 tokens (EWT words in random order), which stays flat for a
   linear-time parser.
@@ -187,30 +188,13 @@ def parse_worker(args) -> dict:
 
 
 def train_worker(args) -> dict:
-    from lstmparse import backend
-
-    backend.configure(seed=1, memory_mb=1024, weight_decay=1e-6)
-    import dynet as dy
-
-    from lstmparse.stacklstm.options import TrainingOptions
-    from lstmparse.stacklstm.training import batch_clip_threshold, example_loss, prepare
-    from lstmparse.training import run_epoch
+    """Words + UPOS, arc-swap, lock-step batches: bench/training.py's row for this batch size."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from training import measure
 
     size = int(args.argument)
-    options = TrainingOptions(
-        train=str(Path(args.treebank) / "train.conllu"),
-        model_dir="",
-        features=["words", "pos"],
-        batch_size=size,
-    )
-    parser, examples, _, _ = prepare(options, open(os.devnull, "w"))
-    examples = examples[: args.train_sentences]
-    trainer = dy.SimpleSGDTrainer(parser.model, learning_rate=0.1)
-    trainer.set_clip_threshold(batch_clip_threshold(options.clip, size))
-    start = time.perf_counter()
-    run_epoch(lambda e: example_loss(parser, e, options, 0), trainer, examples, size, None, f"batch {size}")
-    seconds = time.perf_counter() - start
-    return {"batch_size": size, "sentences_per_second": round(len(examples) / seconds, 1)}
+    row = measure(f"wp:lockstep:{size}", args.treebank, args.train_sentences)
+    return {"batch_size": size, "sentences_per_second": row["sentences_per_cpu_second"]}
 
 
 def length_worker(args) -> dict:

@@ -220,11 +220,21 @@ def minibatch_epoch(
     )
 
 
-def shuffled_batches(examples: Sequence[T], batch_size: int) -> list[list[T]]:
-    """The examples in a random order, cut into minibatches of ``batch_size`` (the last may be smaller)."""
+def shuffled_batches(examples: Sequence[T], batch_size: int, length: Callable[[T], int] | None = None) -> list[list[T]]:
+    """The examples cut into minibatches of ``batch_size`` (the last may be smaller), in a random order.
+
+    With ``length``, a minibatch holds examples of similar length (lock-step batches
+    take as many steps as their longest member): the examples are sorted by length,
+    ties in random order, cut into minibatches, and the minibatches shuffled.
+    """
     order = list(examples)
     random.shuffle(order)
-    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+    if length is not None:
+        order.sort(key=length)  # stable: equal lengths keep their random order
+    batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+    if length is not None:
+        random.shuffle(batches)
+    return batches
 
 
 def summed(loss_of: Callable[[T], dy.Expression | None]) -> Callable[[list[T]], dy.Expression | None]:

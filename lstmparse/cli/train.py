@@ -211,6 +211,14 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
     + f" [default: {_default(TrainingOptions, 'batching')}]",
 )
 @family_option(
+    "--length-batches/--random-batches",
+    default=None,
+    families=STACK + PIPELINE,
+    help="minibatches of sentences of similar length, in a random order (lock-step batches then take fewer "
+    "steps), or of random sentences "
+    f"[default: {'--length-batches' if _default(TrainingOptions, 'length_batches') else '--random-batches'}]",
+)
+@family_option(
     "--optimizer",
     type=click.Choice(["sgd", "adam"]),
     families=STACK + PIPELINE,
@@ -362,6 +370,7 @@ def _common(given: dict) -> dict:
 def _stacklstm_options(options_class: type, given: dict):
     values = _common(given) | _fields(given, "oracle", "alpha", "explore_p", "explore_after", "pretrained")
     values |= _fields(given, "pseudo_projective", "input_format", "resume", "system", "batching", "optimizer")
+    values |= _fields(given, "length_batches")
     if given.get("optimizer") == "adam" and "learning_rate" not in given:
         values["learning_rate"] = options_class.ADAM_LEARNING_RATE
     if "features" in given:

@@ -12,8 +12,8 @@ DyNet's automatic batching cannot do this: a parser must read its scores after
 every step, and each such forward pass re-batches the whole graph (quadratic in
 the sentence).  So the batching is explicit, in one graph per batch of sentences
 with autobatching off, where forward passes are incremental.  A value (a pushed
-stack-LSTM state, a token vector, a composition) is a :class:`Slot`: one element
-of a batched expression.  A batched operation gathers its inputs from wherever
+stack-LSTM state, a token vector, a composition) is a *slot*: one element of a
+batched expression (:class:`Source`).  A batched operation gathers its inputs from wherever
 they were computed with ``pick_batch_elems`` (one node per source expression, not
 per parse) and ``concatenate_to_batch``; values never leave the graph, since
 copying them through NumPy costs about 65 ns per number each way, more than the
@@ -43,35 +43,43 @@ from lstmparse.stacklstm.model import NeuralConfiguration, StackLSTMParser
 from lstmparse.stacklstm.systems import Configuration
 
 
-class Slot:
-    """Element ``index`` of batched expressions of batch size ``size``: where a value lives.
+class Source:
+    """The batched expressions of one operation (``size`` elements): where computed values live.
 
     A token vector or composition is one expression; a stack-LSTM state is the
     builder's list (c_1 ... c_L, h_1 ... h_L), all made by one batched operation.
-    ``source`` numbers that operation in the order operations were made, so that
-    gathers can be ordered by source the same way in every run (by ``id`` they
-    were not, and the batch order moves scores in their last bits).
+    ``number`` orders operations as they were made, so that gathers can be ordered
+    by source the same way in every run (by ``id`` they were not, and the batch
+    order moves scores in their last bits).  A value is a *slot*, the pair
+    (source, element index): a plain tuple, since a batch makes some 10^5 of them.
     """
 
-    __slots__ = ("expressions", "index", "size", "source")
+    __slots__ = ("expressions", "size", "number")
 
-    def __init__(self, expressions: list[dy.Expression], index: int, size: int, source: int) -> None:
-        self.expressions, self.index, self.size, self.source = expressions, index, size, source
+    def __init__(self, expressions: list[dy.Expression], size: int) -> None:
+        self.expressions, self.size, self.number = expressions, size, next(_numbers)
 
 
-_sources = itertools.count()
+Slot = tuple[Source, int]
+_numbers = itertools.count()
 
 
 def _slots(expressions: list[dy.Expression], size: int) -> list[Slot]:
     """The ``size`` elements of the batched ``expressions`` of one new operation."""
-    source = next(_sources)
-    return [Slot(expressions, index, size, source) for index in range(size)]
+    source = Source(expressions, size)
+    return [(source, index) for index in range(size)]
+
+
+def vector_value(vector: Vector) -> dy.Expression:
+    """A computed vector (a token vector or a composition) as an expression of its own."""
+    source, index = vector.value
+    return dy.pick_batch_elem(source.expressions[0], index)
 
 
 class Node:
     """A value built in a batched wave: a stack-LSTM state or a composed vector.
 
-    ``value`` is its :class:`Slot` once computed (None while pending); ``wave`` is
+    ``value`` is its slot (:class:`Source`, index) once computed (None while pending); ``wave`` is
     set by :func:`materialize` while it is pending.  The subclasses set both in
     their own ``__init__``, without a call up: a batch makes some 10^5 nodes.
     """
@@ -244,7 +252,7 @@ def _compute_wave(ready: list[Node], parser: StackLSTMParser) -> None:
 
 def _push(lstm: StackLSTM, nodes: list[Pointer]) -> None:
     """Each node's LSTM state: its input pushed onto the state below it."""
-    nodes.sort(key=lambda node: (node.below.value.source, node.below.value.index))  # fewer gathers
+    nodes.sort(key=lambda node: (node.below.value[0].number, node.below.value[1]))  # fewer gathers
     below = _gather([node.below.value for node in nodes], range(2 * lstm.layers))
     (inputs,) = _gather([node.input.value for node in nodes], [0])
     states = list(lstm.builder.initial_state(below).add_input(inputs).s())
@@ -285,14 +293,15 @@ def _gather(slots: Sequence[Slot], ks: Iterable[int]) -> list[dy.Expression]:
 
 def _runs(slots: Sequence[Slot]) -> list[tuple[list[dy.Expression], list[int] | None]]:
     """Maximal runs of consecutive slots with one source: (its expressions, the indices, or None for all in order)."""
-    runs: list[tuple[Slot, list[int]]] = []
-    source = None
-    for slot in slots:
-        if slot.expressions is not source:
-            source = slot.expressions
-            runs.append((slot, []))
-        runs[-1][1].append(slot.index)
-    return [(first.expressions, None if _whole(indices, first.size) else indices) for first, indices in runs]
+    runs: list[tuple[Source, list[int]]] = []
+    current = None
+    for source, index in slots:
+        if source is not current:
+            current = source
+            indices = []
+            runs.append((source, indices))
+        indices.append(index)
+    return [(source.expressions, None if _whole(indices, source.size) else indices) for source, indices in runs]
 
 
 def _whole(indices: list[int], size: int) -> bool:

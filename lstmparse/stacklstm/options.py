@@ -61,6 +61,7 @@ class TrainingOptions(RunOptions):
     batch_size: int = DEFAULT_BATCH_SIZE
     batching: str = "lockstep"  # or "autobatch": one graph per sentence, summed, DyNet's autobatching
     optimizer: str = "sgd"  # or "adam"
+    length_batches: bool = False  # minibatches of sentences of similar length (in a random order)
     learning_rate: float = 0.1
     decay: float = 0.1
     dropout: float = 0.0  # not in the papers; see README for its measured effect

@@ -91,7 +91,11 @@ def batch_loss_function(
     return summed(lambda example: parser.oracle_loss(example, oracle, rng(example)))
 
 
-def _actions(batch: list[Example]) -> int:
+def sentence_length(example: Example) -> int:
+    return len(example.sentence)
+
+
+def batch_actions(batch: list[Example]) -> int:
     return sum(len(example.actions) for example in batch)
 
 
@@ -181,10 +185,10 @@ class StackLSTMTraining(TrainingHooks):
         run = run_epoch(
             batch_loss_function(self.parser, oracle, options, epoch),
             self.trainer,
-            shuffled_batches(self.examples, options.batch_size),
+            shuffled_batches(self.examples, options.batch_size, sentence_length if options.length_batches else None),
             stop_at,
             f"epoch {epoch + 1}",
-            Updates(units=_actions, autobatching=options.batching != "lockstep"),
+            Updates(units=batch_actions, autobatching=options.batching != "lockstep"),
         )
         return epoch_entry(
             epoch,

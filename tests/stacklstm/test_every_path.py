@@ -27,7 +27,7 @@ from conftest import HU, first_sentences
 
 from lstmparse.formats import read_treebank
 from lstmparse.stacklstm.api import Parser
-from lstmparse.stacklstm.decoding import BatchDecoder
+from lstmparse.stacklstm.lockstep import LockstepGraph, vector_value
 from lstmparse.stacklstm.model import StackLSTMParser
 from lstmparse.stacklstm.options import Dimensions, TrainingOptions
 from lstmparse.stacklstm.systems import make_system
@@ -146,17 +146,13 @@ def random_transitions(parser, config, rng: random.Random, check) -> None:
 def test_every_stack_lstm_sees_each_elements_current_vector(system_id, hungarian):
     sentences = read_treebank(str(hungarian["train"]))
     parser = untrained_parser(system_id, "all-context", sentences)
-    decoder = BatchDecoder(parser)
     rng = random.Random(7)
     for sentence in sentences[:25]:
         for _ in range(3):
             dy.renew_cg()
             config = parser.start(sentence.tokens, train=False)  # one graph per sentence
             random_transitions(parser, config, rng, assert_stack_lstms_hold_current_vectors)
-            dy.renew_cg()
-            decoder._start_graph()  # lock-step decoding's pending pushes and compositions
-            (vectors,) = decoder._token_vectors([sentence.tokens])
-            config = decoder._initial(sentence.tokens, vectors)
+            (config,) = LockstepGraph(parser).start([sentence.tokens])  # pending pushes and compositions
             random_transitions(parser, config, rng, assert_stack_lstms_hold_current_vectors)
 
 
@@ -165,21 +161,23 @@ def test_a_token_vector_does_not_depend_on_the_rest_of_the_batch(features_id, hu
     """Alone, in its sentence, or in a batch of sentences (as lock-step decoding encodes them)."""
     sentences = read_treebank(str(hungarian["train"]))
     parser = untrained_parser("standard", features_id, sentences)
-    decoder = BatchDecoder(parser)
     feature_counts = [t.feats.count("|") for t in sentences[3].tokens]
     assert len(set(feature_counts)) > 1, "the test needs words with different numbers of features"
 
     def vectors_of(batch: list, which: int) -> list[np.ndarray]:
-        dy.renew_cg()
-        decoder._start_graph()
-        vectors = decoder._token_vectors([s.tokens for s in batch])[which]
-        return [dy.pick_batch_elem(v.value.expressions[0], v.value.index).npvalue() for v in vectors]
+        config = LockstepGraph(parser).start([s.tokens for s in batch])[which]
+        vectors = config.vectors[1:]  # after the root
+        return [vector_value(v).npvalue() for v in vectors]
 
     target = sentences[3]
     alone = vectors_of([target], 0)
     for batch, which in (([sentences[0], target, sentences[9]], 1), (sentences[:12], 3)):
         for mine, there in zip(alone, vectors_of(batch, which), strict=True):
             np.testing.assert_allclose(there, mine, rtol=0, atol=1e-6)
+    dy.renew_cg()
+    one_sentence_graph = [v.npvalue() for v in parser.tokens.encode(target.tokens, train=False)]
+    for mine, there in zip(alone, one_sentence_graph, strict=True):
+        np.testing.assert_allclose(there, mine, rtol=0, atol=1e-6)
     if not FEATURE_SETS[features_id][1]:  # without a context bi-LSTM, a word is encoded from itself alone
         for position, token in enumerate(target.tokens):
             dy.renew_cg()
