@@ -133,13 +133,26 @@ def score_sentences(gold: Sequence[Sentence], system: Sequence[Sentence], system
     for g, s in zip(gold, system, strict=True):
         if g.forms != s.forms:
             raise InputError(s.path, s.first_line, f"words differ from the gold sentence at {g.path}:{g.first_line}")
-        problem = tree_problem(s.heads)
-        if problem:  # the CoNLL 2018 scorer refuses such a file too
-            raise InputError(s.path, s.first_line, f"the system's HEADs are not a tree: {problem}")
+    check_tree_shapes(gold, "gold file's")
+    check_tree_shapes(system, "system's")
     return score_trees(
         [(g.heads, g.deprels, [t.upos for t in g.tokens]) for g in gold],
         [(s.heads, s.deprels) for s in system],
     )
+
+
+def check_tree_shapes(sentences: Sequence[Sentence], whose: str) -> None:
+    """Refuse, as the CoNLL 2018 scorer does, a sentence whose HEADs are not one single-rooted tree.
+
+    A sentence without HEADs (``_``) is left to the checks of what reads it.
+    """
+    for sentence in sentences:
+        heads = sentence.heads
+        if any(head is None for head in heads):
+            continue
+        problem = tree_problem(heads)
+        if problem:
+            raise InputError(sentence.path, sentence.first_line, f"the {whose} HEADs are not a tree: {problem}")
 
 
 def same_words(gold: Sequence[Sentence], system: Sequence[Sentence]) -> bool:

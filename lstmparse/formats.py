@@ -230,14 +230,37 @@ def _parse_block(block: list[tuple[int, str]], name: str, fmt: str) -> Sentence:
     return sentence
 
 
+EXPECTED = {  # what a CoNLL-U column the conllu library parses may hold
+    "id": "a word number (1, 2, ...), a range such as 1-2 or an empty node such as 1.1",
+    "head": "a word number, 0 for the root, or _",
+    "deps": "head:relation pairs joined by |, or _",
+}
+FIELD_COLUMNS = {"id": 0, "head": HEAD_COLUMN, "deps": 8}
+
+
+def _column_problem(error: ParseException, columns: list[str]) -> str:
+    """The conllu library's complaint about a column, said in CoNLL-U's terms."""
+    match = re.match(r"Failed parsing field '(\w+)'", str(error))
+    field = match.group(1) if match else None
+    if field not in EXPECTED:
+        return str(error).removesuffix(".")
+    return f"{field.upper()} {columns[FIELD_COLUMNS[field]]!r} is not {EXPECTED[field]}"
+
+
 def _parse_word_line(line: str, name: str, number: int, fmt: str) -> Token | None:
     columns = line.split("\t")
     if len(columns) != N_COLUMNS:
-        raise InputError(name, number, f"expected {N_COLUMNS} tab-separated columns, found {len(columns)}")
+        hint = ""
+        if len(columns) == 1:  # no tab at all: most likely text given as CoNLL-U
+            hint = (
+                "; this looks like plain text: give --input-format raw (running text) or "
+                "--input-format text (one tokenized sentence a line)"
+            )
+        raise InputError(name, number, f"expected {N_COLUMNS} tab-separated columns, found {len(columns)}{hint}")
     try:
         parsed = parse_line(line, DEFAULT_FIELDS)
     except ParseException as error:
-        raise InputError(name, number, str(error)) from None
+        raise InputError(name, number, _column_problem(error, columns)) from None
     if not isinstance(parsed["id"], int):
         if fmt == "conllx":
             raise InputError(name, number, f"CoNLL-X allows integer IDs only, found {columns[0]!r}")

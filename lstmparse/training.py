@@ -207,6 +207,7 @@ def minibatch_epoch(
     units: Callable[[list], int],
     stop_at: float | None,
     epoch: int,
+    unit: str = "sent",
 ) -> EpochRun:
     """One epoch of updates on each dense minibatch's loss per unit (``units`` counts a batch's).
 
@@ -215,9 +216,8 @@ def minibatch_epoch(
     """
     order = list(batches)
     random.shuffle(order)
-    return run_epoch(
-        batch_loss, trainer, order, stop_at, f"epoch {epoch + 1}", Updates(units=units, mean=True, autobatching=False)
-    )
+    updates = Updates(units=units, mean=True, autobatching=False)
+    return run_epoch(batch_loss, trainer, order, stop_at, f"epoch {epoch + 1}", updates, unit)
 
 
 def shuffled_batches(examples: Sequence[T], batch_size: int, length: Callable[[T], int] | None = None) -> list[list[T]]:
@@ -254,15 +254,21 @@ def run_epoch(
     stop_at: float | None,
     label: str,
     updates: Updates = Updates(),
+    unit: str = "sent",
 ) -> EpochRun:
     """One update per batch, in the given order, until ``stop_at``.
 
-    A progress bar on stderr shows the examples done, their rate and the running loss per unit.
+    A progress bar on stderr shows the examples done (``unit``: what an example is),
+    their rate and the running loss per unit of the loss.
     """
     total_loss, total_units, seen, done = 0.0, 0, 0, 0
     started = time.time()
     with click.progressbar(
-        length=sum(len(batch) for batch in batches), label=label, file=sys.stderr, item_show_func=_shown
+        length=sum(len(batch) for batch in batches),
+        label=label,
+        file=sys.stderr,
+        show_pos=True,
+        item_show_func=_shown,
     ) as bar:
         for batch in batches:
             if stop_at is not None and time.time() > stop_at:
@@ -278,7 +284,7 @@ def run_epoch(
             seen += len(batch)
             done += 1
             rate = seen / max(time.time() - started, 1e-9)
-            bar.update(len(batch), f"{rate:.0f}/s, loss {total_loss / max(total_units, 1):.4f}")
+            bar.update(len(batch), f"{rate:.0f} {unit}/s, loss {total_loss / max(total_units, 1):.4f}")
     return EpochRun(total_loss, total_units, done, seen, time.time() - started)
 
 

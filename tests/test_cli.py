@@ -113,6 +113,26 @@ def test_parse_with_two_processes_writes_the_same_output_in_order(trained, small
     assert two.stdout == one.stdout
 
 
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["parse", "--bogus"], "No such option '--bogus'"),
+        (["parse", "--beam", "zero"], "'zero' is not a valid integer"),
+        (["train", "--train", "nowhere.conllu"], "'nowhere.conllu' does not exist"),
+        (["nonsense"], "No such command 'nonsense'"),
+    ],
+)
+def test_usage_errors_are_one_line_with_exit_code_2(args, fragment):
+    from click.testing import CliRunner
+
+    from lstmparse.cli import main
+
+    result = CliRunner().invoke(main, args, standalone_mode=True)
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, result.stderr
+    assert lines[0].startswith("lstmparse: ") and fragment in lines[0] and "--help" in lines[0]
+
+
 @pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU machine may have a CUDA DyNet")
 def test_gpu_request_on_a_cpu_only_dynet_is_a_clear_error(trained):
     model, _ = trained

@@ -282,16 +282,19 @@ def test_the_character_lstm_reads_the_ends_of_a_long_word_only(tmp_path):
 
 
 @pytest.mark.parametrize(("heads", "problem"), [(("2", "1"), "no word attached"), (("0", "0"), "multiple roots")])
-def test_evaluate_rejects_system_trees_that_are_not_trees(tmp_path, heads, problem):
-    gold, system = tmp_path / "gold.conllu", tmp_path / "system.conllu"
-    gold.write_text(GOOD + GOOD)
+@pytest.mark.parametrize("broken_side", ["system", "gold"])
+def test_evaluate_rejects_trees_that_are_not_trees_on_either_side(tmp_path, heads, problem, broken_side):
+    files = {"gold": tmp_path / "gold.conllu", "system": tmp_path / "system.conllu"}
     lines = GOOD.splitlines()
     broken = "\n".join(
         "\t".join(columns[:6] + [head] + columns[7:])
         for columns, head in zip((line.split("\t") for line in lines[:2]), heads, strict=True)
     )
-    system.write_text(GOOD + broken + "\n\n")
-    assert_one_error_line(lstmparse_cli("evaluate", gold, system), f"{system}:4:", problem)
+    for side, path in files.items():
+        path.write_text(GOOD + (broken + "\n\n" if side == broken_side else GOOD))
+    whose = "system's" if broken_side == "system" else "gold file's"
+    result = lstmparse_cli("evaluate", files["gold"], files["system"])
+    assert_one_error_line(result, f"{files[broken_side]}:4:", whose, problem)
 
 
 def test_a_cr_only_file_is_named_as_such(tmp_path):

@@ -52,7 +52,9 @@ def test_only_head_and_deprel_change(tmp_path):
     ("line", "message"),
     [
         ("1\tI\tI\tPRON\tPRP\t_\t0\troot\t_", "expected 10 tab-separated columns, found 9"),
-        ("1\tI\tI\tPRON\tPRP\t_\tx\troot\t_\t_", "'x' is not a valid value"),
+        ("1\tI\tI\tPRON\tPRP\t_\tx\troot\t_\t_", "HEAD 'x' is not a word number, 0 for the root, or _"),
+        ("one\tI\tI\tPRON\tPRP\t_\t0\troot\t_\t_", "ID 'one' is not a word number (1, 2, ...), a range"),
+        ("The cat sat.", "found 1; this looks like plain text: give --input-format raw"),
         ("1\tI\tI\tPRON\tPRP\t_\t7\troot\t_\t_", "HEAD 7 out of range 0..1"),
         ("2\tI\tI\tPRON\tPRP\t_\t0\troot\t_\t_", "word ID 2 out of sequence"),
     ],
@@ -63,6 +65,7 @@ def test_malformed_lines_name_file_and_line(tmp_path, line, message):
         list(read_sentences(path))
     assert str(error.value).startswith(f"{path}:2: ")
     assert message in str(error.value)
+    assert "Failed parsing" not in str(error.value)  # the conllu library's wording stays inside
 
 
 def test_training_files_need_complete_trees(tmp_path):

@@ -85,15 +85,19 @@ from lstmparse.stacklstm.model import StackLSTMParser
 from lstmparse.stacklstm.systems import make_system
 from lstmparse.formats import Sentence
 from lstmparse.stacklstm.training import build_vocabularies
+from lstmparse.stacklstm.examples import Example
+from lstmparse.stacklstm.oracles import make_oracle
+import random
 sentence = Sentence.from_forms(["a", "b", "c"])
 vocabs = build_vocabularies([sentence])
 system = make_system("arc-standard", ["dep"], "root")
 parser = StackLSTMParser(system, ["words"], vocabs)
 trainer = dy.SimpleSGDTrainer(parser.model)
 actions = system.oracle_sequence([2, 0, 2], ["dep", "root", "dep"])
+example = Example(sentence, system.gold_tree([2, 0, 2], ["dep", "root", "dep"]), actions)
 for _ in range(30):
     dy.renew_cg()
-    parser.loss(sentence.tokens, actions).backward()
+    parser.oracle_loss(example, make_oracle(system, "static"), random.Random(1)).backward()
     trainer.update()
 dy.renew_cg()
 state = parser.state.expr().npvalue()

@@ -6,6 +6,8 @@ Data goes to stdout, progress and figures to stderr.  Malformed input ends with
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from lstmparse import backend
@@ -19,7 +21,31 @@ from lstmparse.cli.train import train
 from lstmparse.cli.treelstm import rerank, sample, score
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineErrors(click.Group):
+    """A group whose usage errors are one line, ``lstmparse: ...`` and exit code 2, like every other error.
+
+    Click would print a usage line, a hint and the error on three or four lines.
+    """
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as error:
+            command = error.ctx.command_path if error.ctx is not None else "lstmparse"
+            click.echo(f"lstmparse: {error.format_message()} (see '{command} --help')", err=True)
+            sys.exit(2)
+        except click.ClickException as error:
+            click.echo(f"lstmparse: {error.format_message()}", err=True)
+            sys.exit(error.exit_code)
+        except click.exceptions.Abort:
+            click.echo("lstmparse: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="lstmparse")
 @click.option("--gpu", is_flag=True, help="run DyNet on the GPU (needs DyNet built with CUDA: make dynet-gpu)")
 @click.option("--dynet-gpus", type=click.IntRange(min=1), help="DyNet's --dynet-gpus: how many GPUs")

@@ -38,10 +38,12 @@ def evaluate(gold, system, as_json, fmt) -> None:
         click.echo(json.dumps(scores.as_dict(), indent=2) if as_json else scores.report())
         return
     from lstmparse.conll18 import document, report, score_documents
-    from lstmparse.evaluation import same_words, score_sentences
+    from lstmparse.evaluation import check_tree_shapes, same_words, score_sentences
     from lstmparse.formats import check_trees, read_sentences
 
     gold_sentences, system_sentences = list(read_sentences(gold)), list(read_sentences(system))
+    check_tree_shapes(gold_sentences, "gold file's")
+    check_tree_shapes(system_sentences, "system's")
     conll18 = score_documents(document(gold_sentences), document(system_sentences), system)
     scores = None
     if same_words(gold_sentences, system_sentences):

@@ -23,6 +23,7 @@ from lstmparse.stacklstm.options import (
     BATCHING,
     DEFAULT_FEATURES,
     FEATURES,
+    LEARNING_RATE_HELP,
     Dimensions,
     TrainingOptions,
     parse_features,
@@ -125,6 +126,11 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
     return "[default: " + "; ".join(f"{label} {value_of(cls)}" for label, cls in named.items()) + "]"
 
 
+def _learning_rate_default(options_class: type) -> object:
+    """The stack-LSTM's learning rate follows its optimizer and batch size; the others have one value."""
+    return LEARNING_RATE_HELP if options_class is TrainingOptions else _default(options_class, "learning_rate")
+
+
 @click.command(cls=FamilyCommand)
 @family_option(
     "--arch",
@@ -152,8 +158,8 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
 @family_option(
     "--learning-rate",
     type=float,
-    help="SGD's eta0 (TreeLSTMs: halved when dev does not improve; seq2seq: Adam's alpha) "
-    + _defaults("learning_rate"),
+    help="SGD's eta0 or Adam's alpha (TreeLSTMs: halved when dev does not improve) "
+    + _defaults("learning_rate", _learning_rate_default),
 )
 @family_option(
     "--dropout",
@@ -222,8 +228,8 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
     "--optimizer",
     type=click.Choice(["sgd", "adam"]),
     families=STACK + PIPELINE,
-    help="sgd: eta0 / (1 + decay * epoch) as in the papers; adam: Adam, learning rate "
-    f"{TrainingOptions.ADAM_LEARNING_RATE} unless given; both clip the gradient of a batch's summed loss at "
+    help="sgd: eta0 / (1 + decay * epoch) as in the papers; adam: Adam, its alpha decayed alike; "
+    "both clip the gradient of a batch's summed loss at "
     f"{_default(TrainingOptions, 'clip')} x sqrt(batch size) [default: {_default(TrainingOptions, 'optimizer')}]",
 )
 @family_option(
@@ -333,17 +339,18 @@ def train(**given) -> None:
 
 
 def _summary(record: dict) -> str:
-    """What the best epoch scored, in the family's measure."""
+    """What the best epoch scored, in the family's measure (a training loss only where no dev set was given)."""
     measures = (
-        ("best_dev_las", "LAS"),
-        ("best_dev_f1", "F1"),
-        ("best_dev_perplexity", "perplexity"),
-        ("best_dev_upos", "UPOS accuracy"),
-        ("best_dev_tokens_f1", "token F1"),
+        ("best_dev_las", "dev LAS"),
+        ("best_dev_f1", "dev F1"),
+        ("best_dev_perplexity", "dev perplexity"),
+        ("best_dev_upos", "dev UPOS accuracy"),
+        ("best_dev_tokens_f1", "dev token F1"),
+        ("best_training_loss_per_word", "training loss per word (no --dev)"),
     )
     for key, measure in measures:
         if record.get(key) is not None:
-            return f"best dev {measure} {record[key]:.2f} at epoch {record.get('best_epoch')}"
+            return f"best {measure} {record[key]:.2f} at epoch {record.get('best_epoch')}"
     return "model saved"
 
 
@@ -371,8 +378,6 @@ def _stacklstm_options(options_class: type, given: dict):
     values = _common(given) | _fields(given, "oracle", "alpha", "explore_p", "explore_after", "pretrained")
     values |= _fields(given, "pseudo_projective", "input_format", "resume", "system", "batching", "optimizer")
     values |= _fields(given, "length_batches")
-    if given.get("optimizer") == "adam" and "learning_rate" not in given:
-        values["learning_rate"] = options_class.ADAM_LEARNING_RATE
     if "features" in given:
         values["features"] = parse_features(given["features"])
     if "context_layers" in given:

@@ -51,27 +51,33 @@ def rerank(kbest, model_dir, k, weight, tune_file, gold_file, save, output_file,
     if weight is None:
         raise click.UsageError(f"{model_dir} has no tuned weight: give --weight, or --tune and --gold (with --save)")
     check_output_path(output_file, (kbest,))
-    groups = _scored_kbest(model, kbest)
+    groups = reranking.read_kbest(kbest)
+    k = min(k, max((len(group) for group in groups), default=1))  # the K that applies to this file
+    if weight:  # at W = 0 the TreeLSTM's score counts for nothing: no candidate is scored
+        _score(model, groups, k)
     with open_output(output_file, (kbest,)) as out:
         for sentence in reranking.rerank(groups, weight, k):
             out.write(sentence.to_conllu())
-    click.echo(f"reranked {len(groups)} sentences with W = {weight}, K = {k}", err=True)
+    scored = "" if weight else " (W = 0: the parser's scores alone, nothing scored by the TreeLSTM)"
+    click.echo(f"reranked {len(groups)} sentences with W = {weight}, K = {k}{scored}", err=True)
 
 
-def _scored_kbest(model, path: str):
+def _score(model, groups, k: int | None = None) -> None:
+    """Each candidate's TreeLSTM score, among the first ``k`` of its sentence, with a progress bar."""
     from lstmparse.treelstm import rerank as reranking
 
-    groups = reranking.read_kbest(path)
-    with click.progressbar(length=sum(map(len, groups)), label="scoring candidates", file=sys.stderr) as bar:
-        reranking.score_candidates(model, groups, bar.update)
-    return groups
+    count = sum(len(reranking.candidates_within(group, k)) for group in groups)
+    with click.progressbar(length=count, label="scoring candidates", file=sys.stderr) as bar:
+        reranking.score_candidates(model, groups, bar.update, k)
 
 
 def _tuned(model, tune_file: str, gold_file: str):
     from lstmparse.formats import read_treebank
     from lstmparse.treelstm import rerank as reranking
 
-    tuning = reranking.tune(_scored_kbest(model, tune_file), read_treebank(gold_file))
+    groups = reranking.read_kbest(tune_file)
+    _score(model, groups)
+    tuning = reranking.tune(groups, read_treebank(gold_file))
     click.echo(
         f"tuned on {tune_file}: W = {tuning.weight}, K = {tuning.k}; UAS 1-best {tuning.one_best_uas:.2f}, "
         f"reranked {tuning.uas:.2f}, oracle {tuning.oracle_uas:.2f}",

@@ -1,7 +1,8 @@
 """Training oracles as objects: which actions are correct in a configuration, and which to follow.
 
-A transition system offers its oracles by name (:meth:`TransitionSystem.oracle_types`);
-training asks the chosen one, at every configuration where the parser has a choice:
+A transition system names the oracles it offers (``TransitionSystem.oracles``) and
+:func:`make_oracle` builds one; training asks it, at every configuration where the
+parser has a choice:
 
 - :meth:`Oracle.correct`: the actions whose probability the loss raises (the loss of
   the configuration is ``-log`` of their total probability, counted only when some
@@ -14,7 +15,7 @@ training asks the chosen one, at every configuration where the parser has a choi
 
 The loop (one sentence per graph in :class:`~lstmparse.stacklstm.model.StackLSTMParser`,
 lock-step in :mod:`~lstmparse.stacklstm.batch_loss`) never names an oracle, so a new
-one is one class here and one entry in the systems that have it.  Free of DyNet: the
+one is one class here and its name in the systems that have it.  Free of DyNet: the
 command line lists the oracles before DyNet is configured.
 """
 
@@ -24,13 +25,18 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from lstmparse.stacklstm.examples import Example
-    from lstmparse.stacklstm.systems.base import Configuration, TransitionSystem
+from lstmparse.stacklstm.systems.base import Configuration, GoldTree, TransitionSystem
+
+
+class OracleExample(Protocol):
+    """What an oracle reads of a training sentence (a :class:`~lstmparse.stacklstm.examples.Example`)."""
+
+    gold: GoldTree  # the gold tree
+    actions: list[int]  # the static oracle's action sequence for it
 
 
 @dataclass(frozen=True)
@@ -58,7 +64,7 @@ class Oracle(ABC):
         self.system, self.exploration = system, exploration
 
     @abstractmethod
-    def correct(self, config: Configuration, example: Example, step: int, legal: Sequence[int]) -> list[int]:
+    def correct(self, config: Configuration, example: OracleExample, step: int, legal: Sequence[int]) -> list[int]:
         """The correct actions among ``legal`` at the parse's ``step``-th action (0-based)."""
 
     def explores(self, correct: Sequence[int], rng: random.Random) -> bool:
@@ -91,7 +97,7 @@ class StaticOracle(Oracle):
     name = "static"
     description = "the gold tree's canonical action sequence"
 
-    def correct(self, config: Configuration, example: Example, step: int, legal: Sequence[int]) -> list[int]:
+    def correct(self, config: Configuration, example: OracleExample, step: int, legal: Sequence[int]) -> list[int]:
         return [example.actions[step]]
 
 
@@ -107,7 +113,7 @@ class DynamicOracle(Oracle):
     name = "dynamic"
     description = "zero-cost actions of the system's dynamic oracle, with training by exploration"
 
-    def correct(self, config: Configuration, example: Example, step: int, legal: Sequence[int]) -> list[int]:
+    def correct(self, config: Configuration, example: OracleExample, step: int, legal: Sequence[int]) -> list[int]:
         return self.system.zero_cost(config, example.gold, list(legal)) or list(legal)
 
     def explores(self, correct: Sequence[int], rng: random.Random) -> bool:
@@ -115,6 +121,13 @@ class DynamicOracle(Oracle):
 
 
 ORACLES: dict[str, type[Oracle]] = {oracle.name: oracle for oracle in (StaticOracle, DynamicOracle)}
+
+
+def make_oracle(system: TransitionSystem, name: str, exploration: Exploration = NO_EXPLORATION) -> Oracle:
+    """The named oracle for ``system`` (a ValueError when the system does not offer it)."""
+    if not system.has_oracle(name) or name not in ORACLES:
+        raise ValueError(f"{system.name} has no {name} oracle; it has {', '.join(system.oracles)}")
+    return ORACLES[name](system, exploration)
 
 
 def sample(actions: Sequence[int], log_probs: np.ndarray, alpha: float, rng: random.Random) -> int:

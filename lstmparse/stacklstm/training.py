@@ -1,12 +1,17 @@
-"""Training the stack-LSTM parser (Dyer et al. 2015, section 6.1 settings).
+"""Training the stack-LSTM parser (Dyer et al. 2015, section 6.1 settings, and minibatches).
 
-Plain SGD with eta_t = eta0 / (1 + decay * t) after epoch t, gradients clipped to
-norm 5, L2 through DyNet's weight decay (set by the caller before DyNet loads),
-Glorot-uniform initialization (DyNet's default).  Each minibatch of sentences is
-one computation graph whose losses are summed, so DyNet's autobatching can run the
-sentences' operations together; one update per minibatch.  After every epoch the
-parser is evaluated on dev and the model directory is replaced only when dev LAS
-improves, so it always holds the best model so far.
+The papers train one sentence at a time with plain SGD, eta_t = eta0 / (1 + decay * t)
+after epoch t, gradients clipped to norm 5, L2 through DyNet's weight decay (set by the
+caller before DyNet loads) and Glorot-uniform initialization (DyNet's default).  Here a
+minibatch's loss is the sum of its sentences' losses, computed in lock-step
+(:mod:`~lstmparse.stacklstm.batch_loss`: the sentences parsed together, each step one
+batched operation) or as one graph per sentence batched by DyNet's autobatching; both
+give the same loss and gradients.  One update per minibatch, SGD or Adam, with the
+gradient clipped at 5 x sqrt(batch size).  The oracle (:mod:`~lstmparse.stacklstm.oracles`)
+decides what is correct and which path a sentence follows; each sentence draws its
+random choices from a stream of its own (seed, epoch, sentence), so its path does not
+depend on its batch.  After every epoch the parser is evaluated on dev and the model
+directory is replaced only when dev LAS improves, so it always holds the best model so far.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from lstmparse.stacklstm.batch_loss import lockstep_loss
 from lstmparse.stacklstm.examples import Example, oracle_examples, root_label_of, sentence_rng, training_trees
 from lstmparse.stacklstm.model import StackLSTMParser, revision_1_changes
 from lstmparse.stacklstm.options import TrainingOptions
-from lstmparse.stacklstm.oracles import Exploration, Oracle
+from lstmparse.stacklstm.oracles import Exploration, Oracle, make_oracle
 from lstmparse.stacklstm.systems import SYSTEMS, TransitionSystem, make_system
 from lstmparse.stacklstm.tokens import NO_FEATURE, split_feats
 from lstmparse.training import (
@@ -75,7 +80,7 @@ def check_feature_columns(path: str, sentences: Sequence[Sentence], features: Se
 def epoch_oracle(system: TransitionSystem, options: TrainingOptions, epoch: int) -> Oracle:
     """The oracle an epoch (0-based) trains with: exploration starts after ``explore_after`` epochs."""
     explore_p = options.explore_p if epoch >= options.explore_after else 0.0
-    return system.oracle(options.oracle, Exploration(explore_p, options.alpha))
+    return make_oracle(system, options.oracle, Exploration(explore_p, options.alpha))
 
 
 def batch_loss_function(

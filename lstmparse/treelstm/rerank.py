@@ -83,18 +83,24 @@ def _candidate(sentence: Sentence) -> KBestCandidate:
     return KBestCandidate(sentence, values["kbest_rank"], values["parser_score"])
 
 
-def score_candidates(model: TreeLSTM, groups: Sequence[list[KBestCandidate]], progress=None) -> None:
-    """Fill in each candidate's TreeLSTM log-probability."""
-    flat = [c for group in groups for c in group]
+def score_candidates(
+    model: TreeLSTM, groups: Sequence[list[KBestCandidate]], progress=None, k: int | None = None
+) -> None:
+    """Fill in the TreeLSTM log-probability of each candidate among the first ``k`` of its sentence (all: None)."""
+    flat = [c for group in groups for c in candidates_within(group, k)]
     scores = model.score_trees([(c.sentence.forms, c.sentence.heads) for c in flat], progress)
     for candidate, score in zip(flat, scores, strict=True):
         candidate.tree_score = score.log_prob
 
 
+def candidates_within(group: Sequence[KBestCandidate], k: int | None) -> list[KBestCandidate]:
+    """The first ``k`` candidates of a sentence by the parser's rank (all of them for None)."""
+    return sorted(group, key=lambda c: c.rank)[:k]
+
+
 def best_candidate(group: Sequence[KBestCandidate], weight: float, k: int) -> KBestCandidate:
     """The highest combined score among the first ``k`` candidates (ties go to the parser's order)."""
-    ranked = sorted(group, key=lambda c: c.rank)[:k]
-    return max(ranked, key=lambda c: weight * c.tree_score + (1 - weight) * c.parser_score)
+    return max(candidates_within(group, k), key=lambda c: weight * c.tree_score + (1 - weight) * c.parser_score)
 
 
 def rerank(groups: Iterable[Sequence[KBestCandidate]], weight: float, k: int) -> Iterator[Sentence]:

@@ -129,7 +129,10 @@ class TreeLSTMTraining(TrainingHooks):
 
     def save(self, model_dir: str, record: dict) -> None:
         entry = record["epochs"][-1]
-        record["best_dev_perplexity"] = round(entry.get("dev_perplexity", entry["loss_per_word"]), 2)
+        if "dev_perplexity" in entry:
+            record["best_dev_perplexity"] = entry["dev_perplexity"]
+        else:  # without a dev set the model is chosen by its training loss, which is no perplexity
+            record["best_training_loss_per_word"] = round(entry["loss_per_word"], 3)
         self.model.save(model_dir, training=record)
 
     def after_epoch(self, model_dir: str, record: dict, improved: bool) -> str | None:

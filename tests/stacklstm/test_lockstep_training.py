@@ -24,7 +24,7 @@ from lstmparse.stacklstm.batch_loss import lockstep_loss
 from lstmparse.stacklstm.examples import oracle_examples, sentence_rng, training_trees
 from lstmparse.stacklstm.lockstep import LockstepGraph, vector_value
 from lstmparse.stacklstm.options import TrainingOptions
-from lstmparse.stacklstm.oracles import ORACLES, Exploration
+from lstmparse.stacklstm.oracles import ORACLES, Exploration, make_oracle
 from lstmparse.stacklstm.systems import SYSTEMS as SYSTEM_TYPES
 from lstmparse.stacklstm.training import train
 
@@ -53,7 +53,7 @@ def examples_for(parser, sentences):
 
 
 def oracle_of(parser, name: str):
-    return parser.system.oracle(name, Exploration(p=0.9 if name == "dynamic" else 0.0, alpha=0.75))
+    return make_oracle(parser.system, name, Exploration(p=0.9 if name == "dynamic" else 0.0, alpha=0.75))
 
 
 def gradients(parser) -> dict[str, np.ndarray]:

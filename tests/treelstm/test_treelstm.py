@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import random
 from pathlib import Path
 
@@ -243,6 +244,33 @@ def test_rerank_cli_tunes_saves_and_writes_one_tree_per_sentence(trained_model, 
     assert all(any(line.startswith("# sent_id = ") for line in s.lines) for s in chosen)
 
 
+@pytest.mark.parametrize(("weight", "k", "scored"), [("0", "1", 0), ("0.3", "2", 100), ("0.3", "9", 200)])
+def test_rerank_scores_only_the_candidates_that_can_be_chosen(
+    trained_model, small_treebank, tmp_path, monkeypatch, weight, k, scored
+):
+    """50 sentences with 4 candidates: none scored at W = 0, the first K of each otherwise; K as applied."""
+    from lstmparse.treelstm import model as treelstm_model
+
+    kbest = tmp_path / "kbest.conllu"
+    write_kbest(kbest, small_treebank["dev"], 4, random.Random(4))
+    counted = []
+    original = treelstm_model.TreeLSTM.score_trees
+    monkeypatch.setattr(
+        treelstm_model.TreeLSTM,
+        "score_trees",
+        lambda self, trees, *rest: counted.append(len(trees)) or original(self, trees, *rest),
+    )
+    result = CliRunner().invoke(
+        main, ["rerank", str(kbest), "--model", str(trained_model), "--weight", weight, "--k", k]
+    )
+    assert result.exit_code == 0, result.output
+    assert sum(counted) == scored
+    assert f"K = {min(int(k), 4)}" in result.stderr
+    if weight == "0":  # the parser's best tree, unchanged
+        chosen = list(read_sentences_from_text(result.stdout, tmp_path))
+        assert all(any(line == "# kbest_rank = 1" for line in s.lines) for s in chosen)
+
+
 def read_sentences_from_text(text: str, folder: Path):
     path = folder / "out.conllu"
     path.write_text(text, encoding="utf-8")
@@ -255,3 +283,21 @@ def test_score_cli_prints_one_line_per_tree(trained_model, small_treebank):
     rows = [line.split("\t") for line in result.stdout.splitlines()[1:]]
     assert len(rows) == 50
     assert all(float(row[1]) < 0 and float(row[3]) > 1 for row in rows)
+
+
+def test_without_dev_no_dev_perplexity_is_claimed(small_treebank, tmp_path):
+    """The model is chosen by its training loss, and the record and summary say so."""
+    from lstmparse.cli.train import _summary
+
+    options = TreeLSTMOptions(
+        train=str(small_treebank["dev"]),
+        model_dir=str(tmp_path / "m"),
+        arch="ldtreelstm",
+        epochs=1,
+        batch_size=8,
+        dims=TreeLSTMDimensions(16, 16, 1, 8, 8),
+    )
+    record = train_treelstm(options, log=io.StringIO())
+    assert "best_dev_perplexity" not in record
+    assert record["best_training_loss_per_word"] == pytest.approx(record["epochs"][0]["loss_per_word"], abs=1e-3)
+    assert "training loss per word (no --dev)" in _summary(record)

@@ -27,7 +27,6 @@ that lose gold arcs too, so the costs stay exact.
 
 from __future__ import annotations
 
-from lstmparse.stacklstm.oracles import DynamicOracle, StaticOracle
 from lstmparse.stacklstm.systems.base import LEFT, RIGHT, ROOT, SHIFT, Configuration, GoldTree, TransitionSystem
 
 REDUCE = "REDUCE"
@@ -36,7 +35,7 @@ REDUCE = "REDUCE"
 class ArcEager(TransitionSystem):
     name = "arc-eager"
     kinds = (SHIFT, LEFT, RIGHT, REDUCE)
-    oracle_types = (StaticOracle, DynamicOracle)
+    oracles = ("static", "dynamic")
     heads_stay_in_place = True  # RIGHT(l): s0 takes b0 as dependent and stays on the stack
 
     def legal(self, config: Configuration) -> list[int]:

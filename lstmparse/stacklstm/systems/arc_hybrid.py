@@ -12,7 +12,6 @@ keep the best reachable tree as good as before, from any configuration.
 
 from __future__ import annotations
 
-from lstmparse.stacklstm.oracles import DynamicOracle, StaticOracle
 from lstmparse.stacklstm.systems.base import (
     LEFT,
     ON_BUFFER,
@@ -28,7 +27,7 @@ from lstmparse.stacklstm.systems.base import (
 class ArcHybrid(TransitionSystem):
     name = "arc-hybrid"
     kinds = (SHIFT, LEFT, RIGHT)
-    oracle_types = (StaticOracle, DynamicOracle)
+    oracles = ("static", "dynamic")
     heads_stay_in_place = True  # RIGHT(l): s1 takes the dependent and stays on the stack
 
     def legal(self, config: Configuration) -> list[int]:

@@ -27,8 +27,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar
 
-from lstmparse.stacklstm.oracles import NO_EXPLORATION, Exploration, Oracle, StaticOracle
-
 ROOT = 0
 
 NOWHERE, ON_STACK, ON_BUFFER = 0, 1, 2  # where an element is (Configuration.place)
@@ -161,7 +159,7 @@ class TransitionSystem:
     name = "base"
     kinds: tuple[str, ...] = ()
     builds_non_projective = False
-    oracle_types: ClassVar[tuple[type[Oracle], ...]] = (StaticOracle,)  # the oracles training can follow
+    oracles: ClassVar[tuple[str, ...]] = ("static",)  # the oracles training can follow (oracles.ORACLES)
     # True when some arc leaves its head on the stack or buffer, where it is reseated
     # (models saved before that was done, revision 1, computed something else).
     heads_stay_in_place = False
@@ -213,21 +211,9 @@ class TransitionSystem:
     def _build_legal_set(self, **allowed: bool) -> list[int]:
         return [i for name, ids in self.groups.items() if allowed.get(name) for i in ids]
 
-    @property
-    def oracles(self) -> tuple[str, ...]:
-        """The names of the oracles training can follow with this system."""
-        return tuple(oracle.name for oracle in self.oracle_types)
-
     @classmethod
     def has_oracle(cls, name: str) -> bool:
-        return any(oracle.name == name for oracle in cls.oracle_types)
-
-    def oracle(self, name: str, exploration: Exploration = NO_EXPLORATION) -> Oracle:
-        """The named oracle of this system (a ValueError names the ones it has)."""
-        for oracle in self.oracle_types:
-            if oracle.name == name:
-                return oracle(self, exploration)
-        raise ValueError(f"{self.name} has no {name} oracle; it has {', '.join(self.oracles)}")
+        return name in cls.oracles
 
     def initial(self, n: int, configuration_class: type[Configuration] = Configuration, **kwargs) -> Configuration:
         config = configuration_class(n, **kwargs)
@@ -252,7 +238,7 @@ class TransitionSystem:
         raise NotImplementedError
 
     def zero_cost(self, config: Configuration, gold: GoldTree, legal: list[int] | None = None) -> list[int]:
-        """The dynamic oracle (systems whose ``oracle_types`` include it): actions that lose no gold arc."""
+        """The dynamic oracle (systems whose ``oracles`` include it): actions that lose no gold arc."""
         raise NotImplementedError
 
     def attach(self, config: Configuration, head: int, dependent: int, action: int) -> None:
