@@ -174,3 +174,36 @@ def test_a_broken_manifest_is_one_error(pipeline, tmp_path, manifest, message):
     (broken / "config.json").write_text(json.dumps(manifest))
     result = lstmparse("parse", "--model", broken, "--input-format", "raw", stdin="Dogs bark.\n")
     assert_one_error_line(result, message)
+
+
+@pytest.mark.parametrize(
+    ("input_format", "first", "second"),
+    [("text", "Hello there .\n", "Bye now .\n"), ("raw", "Hello there.\n\n", "Bye now.\n")],
+)
+def test_batch_size_one_streams_through_every_stage_of_the_default_pipeline(input_format, first, second):
+    """The first tree comes out while the second sentence has not been written yet.
+
+    The tagger used to wait for 1,024 sentences and the tokenizer for 256 paragraphs.
+    """
+    import select
+    import sys
+    import time
+
+    command = [sys.executable, "-m", "lstmparse", "parse", "--input-format", input_format, "--batch-size", "1"]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        process.stdin.write(first.encode())
+        process.stdin.flush()
+        received, deadline = b"", time.time() + 120
+        while b"\n\n" not in received and time.time() < deadline:
+            ready, _, _ = select.select([process.stdout], [], [], 1.0)
+            if ready:
+                received += process.stdout.read1(65536)
+        assert b"\n\n" in received, "no tree before the input ended"
+        assert b"\tHello\t" in received and b"Bye" not in received
+        process.stdin.write(second.encode())
+        process.stdin.close()
+        rest = process.stdout.read()
+        assert b"\tBye\t" in rest and process.wait(timeout=120) == 0
+    finally:
+        process.kill()

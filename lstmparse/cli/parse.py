@@ -134,7 +134,8 @@ def parse(
     pipeline = Pipeline.load_any(model_dir or DEFAULT_MODEL)
     load_seconds = time.time() - load_start
     start, sentences, words = time.time(), 0, 0
-    inputs = pipeline.tag(pipeline.read(input_file, input_format), retag)
+    streaming = batch_size == 1  # every stage hands on each sentence at once (interactive use)
+    inputs = pipeline.tag(pipeline.read(input_file, input_format, streaming), retag, streaming)
     parsed = _parsed(pipeline.parser, inputs, beam, kbest, batch_size, jobs, str(pipeline.parts["parser"]), memory_mb)
     for candidates in written(output_file, parsed, lambda cs: "".join(c.to_conllu() for c in cs), quiet, input_file):
         sentences += 1

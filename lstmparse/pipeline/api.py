@@ -51,10 +51,13 @@ class Pipeline:
         pipeline.parts = {"parser": Path(path)}
         return pipeline
 
-    def read(self, path: str, fmt: str) -> Iterator[Sentence]:
-        """The sentences of a file: ``raw`` text is tokenized, other formats are read as they are."""
+    def read(self, path: str, fmt: str, streaming: bool = False) -> Iterator[Sentence]:
+        """The sentences of a file: ``raw`` text is tokenized, other formats are read as they are.
+
+        ``streaming``: each paragraph is tokenized as soon as it ends (otherwise in windows of paragraphs).
+        """
         if fmt == "raw":
-            return self._tokenizer().tokenize_paragraphs(read_raw(path))
+            return self._tokenizer().tokenize_paragraphs(read_raw(path), *((1,) if streaming else ()))
         return read_sentences(path, fmt)
 
     def parse_file(self, path: str, fmt: str = "conllu", retag: bool = False) -> Iterator[Sentence]:
@@ -65,11 +68,16 @@ class Pipeline:
         """The sentences of raw text (paragraphs separated by blank lines), untagged and unparsed."""
         return iter(self._tokenizer().tokenize(text))
 
-    def tag(self, sentences: Iterable[Sentence | Sequence[str]], retag: bool = False) -> Iterator[Sentence]:
-        """The sentences with their blank tag columns filled (all of them with ``retag``)."""
+    def tag(
+        self, sentences: Iterable[Sentence | Sequence[str]], retag: bool = False, streaming: bool = False
+    ) -> Iterator[Sentence]:
+        """The sentences with their blank tag columns filled (all of them with ``retag``).
+
+        ``streaming``: each sentence is tagged as soon as it is read (otherwise in windows of sentences).
+        """
         if self.tagger is None:
             return checked_sentences(sentences)
-        return self.tagger.tag(sentences, retag)
+        return self.tagger.tag(sentences, retag, *((1,) if streaming else ()))
 
     def parse_text(self, text: str, batch_size: int = 32) -> list[Sentence]:
         """Raw text to parsed sentences."""

@@ -33,9 +33,15 @@ class POSTagger:
             raise ModelError(f"{path}: no such model directory")
         return cls(Tagger.load(str(path)))
 
-    def tag(self, sentences: Iterable[Sentence | Sequence[str]], retag: bool = False) -> Iterator[Sentence]:
-        """Each sentence with its blank tag columns filled (all three with ``retag``), in order."""
-        for window in windows(checked_sentences(sentences), SENTENCE_WINDOW):
+    def tag(
+        self, sentences: Iterable[Sentence | Sequence[str]], retag: bool = False, window_size: int = SENTENCE_WINDOW
+    ) -> Iterator[Sentence]:
+        """Each sentence with its blank tag columns filled (all three with ``retag``), in order.
+
+        Sentences are read and tagged ``window_size`` at a time (1: each as soon as it
+        arrives, for interactive use); a sentence's tags never depend on its window.
+        """
+        for window in windows(checked_sentences(sentences), window_size):
             needed = [list(self.model.outputs) if retag else sentence.blank_columns() for sentence in window]
             todo = [k for k, columns in enumerate(needed) if columns]
             predicted = dict(zip(todo, tag_all(self.model, [window[k].forms for k in todo]), strict=True))

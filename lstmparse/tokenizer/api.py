@@ -75,10 +75,16 @@ class Tokenizer:
         """The sentences of raw text (paragraphs separated by blank lines)."""
         return list(self.tokenize_paragraphs(raw_paragraphs(enumerate(text.splitlines(), start=1))))
 
-    def tokenize_paragraphs(self, paragraphs: Iterable[RawParagraph]) -> Iterator[Sentence]:
-        """The sentences of each paragraph, in order, numbered from 1 (``# sent_id``)."""
+    def tokenize_paragraphs(
+        self, paragraphs: Iterable[RawParagraph], window_size: int = PARAGRAPHS_PER_WINDOW
+    ) -> Iterator[Sentence]:
+        """The sentences of each paragraph, in order, numbered from 1 (``# sent_id``).
+
+        Paragraphs are read and labelled ``window_size`` at a time (1: each as soon as
+        it ends, for interactive use); a paragraph's labels depend on its own text alone.
+        """
         number = 0
-        for window in windows(paragraphs, PARAGRAPHS_PER_WINDOW):
+        for window in windows(paragraphs, window_size):
             log_probs = label_paragraphs(self.labeller, [p.text for p in window])
             for paragraph, values in zip(window, log_probs, strict=True):
                 for k, spans in enumerate(segment(paragraph.text, values)):
