@@ -125,3 +125,14 @@ def test_minibatches_keep_learning_at_a_sentence_learning_rate(tmp_path, small_t
     )
     losses = [e["loss_per_action"] for e in train(options, log=io.StringIO())["epochs"]]
     assert losses[-1] < 0.7 * losses[0]
+
+
+@pytest.mark.parametrize(
+    ("batch_size", "optimizer", "rate"),
+    [(1, "sgd", 0.1), (8, "sgd", 0.1), (16, "sgd", 0.07), (32, "sgd", 0.05), (16, "adam", 0.002)],
+)
+def test_the_default_learning_rate_follows_the_update_rule_and_the_batch(batch_size, optimizer, rate):
+    options = TrainingOptions(train="t", model_dir="m", batch_size=batch_size, optimizer=optimizer)
+    assert options.learning_rate == rate
+    assert TrainingOptions(train="t", model_dir="m", batch_size=batch_size, learning_rate=0.3).learning_rate == 0.3
+    assert TrainingOptions(train="t", model_dir="m").batch_size == 16
