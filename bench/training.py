@@ -48,7 +48,9 @@ DEFAULT_ROWS = (
     "en_ewt:lockstep:1,en_ewt:lockstep:8,en_ewt:lockstep:16,en_ewt:lockstep:32,en_ewt:lockstep:64,"
     "en_ewt:lockstep:16:length,en_ewt:lockstep:32:length,en_ewt:lockstep:64:length"
 )
-MEMORY_MB = 128  # DyNet's initial pool; it grows as a batch needs, so peak RSS shows what the row needs
+# DyNet's initial memory pool.  Lock-step graphs grow the pool as a batch needs, so peak RSS shows what
+# the row needs; DyNet's autobatching cannot grow it, so those rows preallocate training's default 512 MB.
+MEMORY_MB = {"lockstep": 128, "autobatch": 512}
 
 
 def main() -> None:
@@ -87,7 +89,7 @@ def measure(row: str, treebank: str, count: int) -> dict:
     setting, batching, size, *order = row.split(":")
     from lstmparse import backend
 
-    backend.configure(seed=1, memory_mb=MEMORY_MB, weight_decay=1e-6)
+    backend.configure(seed=1, memory_mb=MEMORY_MB[batching], weight_decay=1e-6)
     from lstmparse.stacklstm.options import Dimensions, TrainingOptions
     from lstmparse.stacklstm.training import (
         batch_actions,
