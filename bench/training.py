@@ -56,7 +56,7 @@ MEMORY_MB = {"lockstep": 128, "autobatch": 512}
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     options.add_argument("--treebank", default=str(ROOT.parent / "shared" / "data" / "ud" / "en_ewt"))
-    options.add_argument("--sentences", type=int, default=2000, help="training sentences timed per row")
+    options.add_argument("--sentences", type=int, default=1000, help="training sentences timed per row")
     options.add_argument("--rows", default=DEFAULT_ROWS, help="setting:batching:batch size[:length], comma-separated")
     options.add_argument("--core", type=int, default=0, help="the core every row is pinned to")
     options.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")

@@ -85,13 +85,12 @@ def _advance(
     """One transition of every active parse; the loss of the configurations scored now (if any).
 
     A configuration whose next action the oracle can name without the model's
-    scores leaves its loss term in ``deferred``.
+    scores leaves its loss term in ``deferred``; the others are scored together now.
     """
-    system = parser.system
     moves: list[tuple[_Parse, int]] = []
     now, waiting = _Terms(), []
     for parse in active:
-        legal = system.legal(parse.config)
+        legal = parser.system.legal(parse.config)
         if len(legal) == 1:
             moves.append((parse, legal[0]))
             continue
@@ -104,23 +103,31 @@ def _advance(
         if len(correct) < len(legal):
             deferred.add(parse.config, legal, correct)
         moves.append((parse, oracle.follow(correct, legal, None, exploring, parse.rng)))
-    losses = []
-    if waiting:
-        scores = graph.scores(now.tops)
-        log_probs = legal_log_softmax(scores.npvalue().reshape(-1, len(waiting)), now.legal)
-        for column, (parse, exploring) in enumerate(waiting):
-            legal, correct = now.legal[column], now.correct[column]
-            moves.append((parse, oracle.follow(correct, legal, log_probs[:, column], exploring, parse.rng)))
-        learning = [column for column, correct in enumerate(now.correct) if len(correct) < len(now.legal[column])]
-        if learning:
-            picked = scores if len(learning) == len(waiting) else dy.pick_batch_elems(scores, learning)
-            losses.append(
-                _negative_log_likelihood(picked, [now.legal[c] for c in learning], [now.correct[c] for c in learning])
-            )
+    losses = _follow_scores(graph, oracle, now, waiting, moves) if waiting else []
     for parse, action in moves:
         parser.step(parse.config, action)
         parse.step += 1
     return losses
+
+
+def _follow_scores(
+    graph: LockstepGraph,
+    oracle: Oracle,
+    now: _Terms,
+    waiting: list[tuple[_Parse, bool]],
+    moves: list[tuple[_Parse, int]],
+) -> list[dy.Expression]:
+    """Score ``now``'s configurations in one forward pass, add the actions they follow to ``moves``; their loss."""
+    scores = graph.scores(now.tops)
+    log_probs = legal_log_softmax(scores.npvalue().reshape(-1, len(waiting)), now.legal)
+    for column, (parse, exploring) in enumerate(waiting):
+        legal, correct = now.legal[column], now.correct[column]
+        moves.append((parse, oracle.follow(correct, legal, log_probs[:, column], exploring, parse.rng)))
+    learning = [column for column, correct in enumerate(now.correct) if len(correct) < len(now.legal[column])]
+    if not learning:
+        return []
+    picked = scores if len(learning) == len(waiting) else dy.pick_batch_elems(scores, learning)
+    return [_negative_log_likelihood(picked, [now.legal[c] for c in learning], [now.correct[c] for c in learning])]
 
 
 def _negative_log_likelihood(
