@@ -62,7 +62,7 @@ HU_PIPELINE ?= runs/hu_szeged_pipeline
 $(HU_PIPELINE)/config.json:
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/lstmparse train --arch pipeline --train $(DATA)/ud/hu_szeged/train.conllu \
 		--dev $(DATA)/ud/hu_szeged/dev.conllu --model-dir $(HU_PIPELINE) --features words,pos,feats,chars \
-		--system arc-swap --batch-size 1 --epochs 40 --max-minutes 12 --seed 1 --resume
+		--system arc-swap --batch-size 1 --dropout 0 --epochs 40 --max-minutes 12 --seed 1 --resume
 bench-pipeline-hu: install $(HU_PIPELINE)/config.json
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/pipeline.py --model $(HU_PIPELINE) \
 		--gold $(DATA)/ud/hu_szeged/test.conllu

@@ -26,7 +26,7 @@ def run_parse(tmp_path, data: bytes, fmt: str = "conllu", name: str = "in.conllu
     "data, line, message",
     [
         (GOOD.replace("\t_\t_\n1", "\t_\n1").replace("nsubj\t_\t_", "nsubj\t_"), 1, "columns"),
-        (GOOD.replace("\t2\tnsubj", "\tx\tnsubj"), 1, "head"),
+        (GOOD.replace("\t2\tnsubj", "\tx\tnsubj"), 1, "HEAD 'x' is not a word number"),
         (GOOD.replace("\t2\tnsubj", "\t9\tnsubj"), 1, "out of range"),
         (GOOD.replace("bark", "b\udcffark", 1), 2, "UTF-8"),
         ("# only a comment\n\n" + GOOD, 1, "without any word line"),
