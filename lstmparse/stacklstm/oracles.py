@@ -132,5 +132,6 @@ def make_oracle(system: TransitionSystem, name: str, exploration: Exploration = 
 
 def sample(actions: Sequence[int], log_probs: np.ndarray, alpha: float, rng: random.Random) -> int:
     """An action drawn from the distribution p(a)^alpha, renormalized over ``actions``, with ``rng``."""
-    weights = np.exp(alpha * (log_probs[list(actions)] - np.max(log_probs[list(actions)])))
+    chosen = log_probs[list(actions)]
+    weights = np.exp(alpha * (chosen - chosen.max()))
     return rng.choices(actions, weights=weights.tolist())[0]

@@ -166,14 +166,19 @@ def test_sampled_trees_are_trees_of_known_words(trained_model):
         assert all(form in model.vocab and form != ROOT_WORD for form in forms)
 
 
-def test_nce_objective_trains(small_treebank, tmp_path):
-    options = TreeLSTMOptions(
+def tiny_options(small_treebank, model_dir: Path, **fields) -> TreeLSTMOptions:
+    """One epoch of a small TreeLSTM on the 50 dev sentences, without a dev set."""
+    return TreeLSTMOptions(
         train=str(small_treebank["dev"]),
-        model_dir=str(tmp_path / "nce"),
-        objective="nce",
+        model_dir=str(model_dir),
         epochs=1,
         dims=TreeLSTMDimensions(16, 16, 1, 8, 8),
+        **fields,
     )
+
+
+def test_nce_objective_trains(small_treebank, tmp_path):
+    options = tiny_options(small_treebank, tmp_path / "nce", objective="nce")
     record = train_treelstm(options)
     assert np.isfinite(record["epochs"][0]["loss_per_word"])
     assert TreeLSTM.load(str(tmp_path / "nce")).objective == "nce"
@@ -289,14 +294,7 @@ def test_without_dev_no_dev_perplexity_is_claimed(small_treebank, tmp_path):
     """The model is chosen by its training loss, and the record and summary say so."""
     from lstmparse.cli.train import _summary
 
-    options = TreeLSTMOptions(
-        train=str(small_treebank["dev"]),
-        model_dir=str(tmp_path / "m"),
-        arch="ldtreelstm",
-        epochs=1,
-        batch_size=8,
-        dims=TreeLSTMDimensions(16, 16, 1, 8, 8),
-    )
+    options = tiny_options(small_treebank, tmp_path / "m", arch="ldtreelstm", batch_size=8)
     record = train_treelstm(options, log=io.StringIO())
     assert "best_dev_perplexity" not in record
     assert record["best_training_loss_per_word"] == pytest.approx(record["epochs"][0]["loss_per_word"], abs=1e-3)
