@@ -5,12 +5,12 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_wp
 
-.PHONY: install test lint bench bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-hu clean dynet-gpu
+.PHONY: install test lint bench bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-hu clean dynet-gpu
 
-$(BIN)/lstmparse: setup.cfg setup.py pyproject.toml
+$(BIN)/lstmparse: setup.cfg setup.py pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,dask,glove]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,dask,glove,serve]'
 	touch $@
 
 install: $(BIN)/lstmparse
@@ -52,6 +52,11 @@ bench-constituency: install
 
 # Raw text to trees with the shipped pipelines, one core: CoNLL 2018 scores from raw text and from
 # gold tokens with the tag columns blanked, and each stage's speed (models/README.md).
+# How well parse --confidence is calibrated: reliability tables (greedy and k-best) on EWT dev.
+bench-confidence: install
+	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/confidence.py --model models/en_ewt \
+		--gold $(DATA)/ud/en_ewt/dev.conllu
+
 bench-pipeline: install
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/pipeline.py --model models/en_ewt_pipeline \
 		--gold $(DATA)/ud/en_ewt/test.conllu

@@ -17,17 +17,19 @@ configure_from_environment()
 
 
 def load(path=None):
-    """Load a model directory (default: the shipped English pipeline): the object its kind calls for.
+    """Load a model by name (``"en_ewt_upos"``, see ``lstmparse models``) or directory (default: the shipped
+    English pipeline): the object its kind calls for.
 
-    A pipeline gives a :class:`Pipeline` (``parse_text`` for raw text, ``parse``
-    for tokenized sentences), a dependency model a :class:`Parser`, a
-    sequence-to-sequence model a :class:`ConstituencyParser` (both with ``parse``
-    and ``parse_kbest``), a tagger a ``POSTagger`` (``tag``) and a tokenizer a
-    ``Tokenizer`` (``tokenize``).
+    A pipeline gives a :class:`Pipeline` (callable on raw text, giving a
+    :class:`~lstmparse.document.Document`; ``parse`` for tokenized sentences), a
+    dependency model a :class:`Parser`, a sequence-to-sequence model a
+    :class:`ConstituencyParser` (both with ``parse`` and ``parse_kbest``), a tagger
+    a ``POSTagger`` (``tag``) and a tokenizer a ``Tokenizer`` (``tokenize``).
     """
+    from lstmparse.catalog import resolve_model
     from lstmparse.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL, model_arch
 
-    path = path or DEFAULT_MODEL
+    path = resolve_model(path or DEFAULT_MODEL)
     arch = model_arch(path)
     if arch in CONSTITUENCY_ARCHS:
         return load_constituency(path)
@@ -49,14 +51,15 @@ def load(path=None):
 
 
 def load_constituency(path, tagger=None):
-    """Load a sequence-to-sequence constituency parser model directory (or an ensemble's).
+    """Load a sequence-to-sequence constituency parser (or an ensemble) by name or directory.
 
-    ``tagger`` (a tagger's directory, or a pipeline's with one) puts its XPOS tags
-    on the trees' preterminals where the input brings none (else ``XX``).
+    ``tagger`` (a tagger, or a pipeline with one, by name or directory) puts its
+    XPOS tags on the trees' preterminals where the input brings none (else ``XX``).
     """
+    from lstmparse.catalog import resolve_model
     from lstmparse.seq2seq.api import ConstituencyParser
 
-    return ConstituencyParser.load(path, tagger)
+    return ConstituencyParser.load(resolve_model(path), resolve_model(tagger) if tagger is not None else None)
 
 
 def __getattr__(name: str):
@@ -73,17 +76,23 @@ def __getattr__(name: str):
         from lstmparse.pipeline.api import Pipeline
 
         return Pipeline
+    if name in ("Document", "Word"):
+        from lstmparse import document
+
+        return getattr(document, name)
     raise AttributeError(f"module 'lstmparse' has no attribute {name!r}")
 
 
 __all__ = [
     "ConstituencyParser",
+    "Document",
     "InputError",
     "ModelError",
     "Parser",
     "Pipeline",
     "Sentence",
     "Token",
+    "Word",
     "configure",
     "load",
     "load_constituency",

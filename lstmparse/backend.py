@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+from typing import Literal
 
 import dynet_config
 import numpy as np
@@ -41,20 +42,25 @@ def configure(
     memory_mb: int = DEFAULT_MEMORY_MB,
     autobatch: bool = False,
     weight_decay: float = 0.0,
+    *,
+    if_loaded: Literal["raise", "keep"] = "raise",
 ) -> None:
     """Set DyNet's global options and seed Python's and NumPy's generators too.
 
-    A ``seed`` of None leaves all three generators unseeded.  DyNet's settings can
-    only be set before ``dynet`` is imported; afterwards only the Python and NumPy
-    seeds change and a warning says so.  When a GPU was requested, DyNet is
-    imported here and a CPU-only build stops with :data:`GPU_HELP`.
+    A ``seed`` of None leaves all three generators unseeded.  DyNet reads its
+    settings once, when ``dynet`` is imported; asking for other settings afterwards
+    raises :class:`ConfigurationError` (silently running with other settings than
+    asked would make results irreproducible).  ``if_loaded="keep"`` (the command
+    line's commands, which tests run one after another in one process) seeds Python
+    and NumPy, keeps DyNet as it is and says so on stderr.  When a GPU was
+    requested, DyNet is imported here and a CPU-only build stops with :data:`GPU_HELP`.
     """
+    if "dynet" in sys.modules:
+        _check_loaded_settings(_settings(seed, memory_mb, autobatch, weight_decay), if_loaded)
     if seed is not None:
         random.seed(seed)
         np.random.seed(seed)
     if "dynet" in sys.modules:
-        if dynet_config.get() != _settings(seed, memory_mb, autobatch, weight_decay):
-            print("lstmparse: DyNet was already imported; its settings stay as they were", file=sys.stderr)
         return
     dynet_config.set(
         mem=str(memory_mb),
@@ -67,6 +73,19 @@ def configure(
     if gpu_request["gpus"] or gpu_request["devices"]:
         dynet_config.set_gpu()
         _require_gpu()
+
+
+def _check_loaded_settings(wanted: dict, if_loaded: str) -> None:
+    """Refuse (or with ``keep``, report) settings that differ from those DyNet was loaded with."""
+    if dynet_config.get() == wanted:
+        return
+    message = (
+        "DyNet was already imported with other settings; call lstmparse.configure() before the first "
+        "model is loaded (or set LSTMPARSE_SEED / LSTMPARSE_MEMORY_MB)"
+    )
+    if if_loaded != "keep":
+        raise ConfigurationError(message)
+    print(f"lstmparse: {message}; its settings stay as they were", file=sys.stderr)
 
 
 def _gpu_mask(devices: str | None) -> list[int]:

@@ -20,15 +20,18 @@ import glob
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
 from lstmparse import backend
+from lstmparse.document import sentences_text
 from lstmparse.errors import ConfigurationError, InputError
-from lstmparse.processes import loaded_parser
+from lstmparse.formats import RAW_FORMATS
+from lstmparse.pipeline.manifest import default_tokenizer
+from lstmparse.processes import loaded, loaded_parser
 
 ATTEMPTS = 3  # a shard whose worker died this often is reported as failed
 _one_graph_at_a_time = threading.Lock()  # DyNet has one computation graph per process; Dask may use threads
@@ -42,6 +45,8 @@ class ShardJob:
     output: str
     model: str | None = None  # None: the default model
     input_format: str = "conllu"
+    output_format: str = "conllu"
+    constituency: bool = False  # a seq2seq model: its beam search, its output formats
     beam: int = 1
     kbest: int = 1
     batch_size: int = 32
@@ -74,15 +79,19 @@ def expand_shards(patterns: Iterable[str]) -> list[str]:
     return shards
 
 
+OUTPUT_SUFFIXES = {"conllu": ".conllu", "json": ".jsonl", "ptb": ".mrg"}
+
+
 def plan_jobs(shards: list[str], output_dir: str, **settings) -> list[ShardJob]:
-    """A job per shard, its output ``DIR/<shard name>`` (``.conllu`` added unless it has it).
+    """A job per shard, its output ``DIR/<shard name>`` (the output format's suffix added unless it has it).
 
     Two shards with the same name in different folders would write one output:
     that is refused before anything is parsed.
     """
     jobs, owners = [], {}
+    suffix = OUTPUT_SUFFIXES[settings.get("output_format", "conllu")]
     for shard in shards:
-        name = Path(shard).name if shard.endswith(".conllu") else f"{Path(shard).name}.conllu"
+        name = Path(shard).name if shard.endswith(suffix) else f"{Path(shard).name}{suffix}"
         if name in owners:
             raise ConfigurationError(f"{shard} and {owners[name]} would both be written to {output_dir}/{name}")
         owners[name] = shard
@@ -97,15 +106,14 @@ def parse_shard(job: ShardJob) -> ShardResult:
 
 
 def _parse_shard(job: ShardJob) -> ShardResult:
-    parser = loaded_parser(job.model, job.memory_mb)  # once per process: a Dask worker keeps it
+    parser = _model_of(job)
     from lstmparse.outputs import open_output
 
     start, count = time.time(), 0
     try:
         with open_output(job.output, (job.shard,)) as out:
-            sentences = parser.read(job.shard, job.input_format)  # raw text: the pipeline's tokenizer
-            for candidates in parser.candidates(sentences, job.beam, job.kbest, job.batch_size):
-                out.write("".join(candidate.to_conllu() for candidate in candidates))
+            for text in _parsed_texts(parser, job):
+                out.write(text)
                 count += 1
     except InputError as error:
         return ShardResult(job.shard, count, time.time() - start, error=str(error))
@@ -114,6 +122,46 @@ def _parse_shard(job: ShardJob) -> ShardResult:
             job.shard, count, time.time() - start, error=f"{error.filename or job.shard}: {error.strerror}"
         )
     return ShardResult(job.shard, count, time.time() - start)
+
+
+def _parsed_texts(parser, job: ShardJob) -> Iterator[str]:
+    """Each sentence of the shard parsed, as the job's output format writes it (what ``lstmparse parse`` writes)."""
+    if job.constituency:
+        from lstmparse.seq2seq.outputs import constituency_text, read_inputs, with_inputs
+
+        inputs = read_inputs(job.shard, job.input_format, _tokenizer_of(job))
+        for item, candidates in with_inputs(parser.parse_kbest, inputs, job.beam, job.kbest):
+            yield constituency_text(item, candidates, job.output_format, job.kbest > 1)
+        return
+    sentences = parser.read(job.shard, job.input_format)  # raw text: the pipeline's tokenizer
+    for candidates in parser.candidates(sentences, job.beam, job.kbest, job.batch_size):
+        yield sentences_text(candidates, job.output_format)
+
+
+def _model_of(job: ShardJob):
+    """The job's model, loaded once per process (a Dask worker keeps it between shards)."""
+    if job.constituency:
+        return loaded(job.model, job.memory_mb, _load_constituency)
+    return loaded_parser(job.model, job.memory_mb)
+
+
+def _load_constituency(model: str):
+    from lstmparse.seq2seq.api import ConstituencyParser
+
+    return ConstituencyParser.load(model)
+
+
+def _tokenizer_of(job: ShardJob):
+    """The default pipeline's tokenizer for raw text given to a constituency model (which has none)."""
+    if job.input_format not in RAW_FORMATS:
+        return None
+    return loaded(str(default_tokenizer()), job.memory_mb, _load_tokenizer)
+
+
+def _load_tokenizer(path: str):
+    from lstmparse.tokenizer.api import Tokenizer
+
+    return Tokenizer.load(path)
 
 
 def run_local(jobs: list[ShardJob], workers: int, report: Callable[[ShardResult], None]) -> None:

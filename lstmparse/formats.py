@@ -9,6 +9,7 @@ with the ``conllu`` library, one line at a time so that errors can name the line
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -17,19 +18,26 @@ from typing import BinaryIO
 
 from conllu.parser import DEFAULT_FIELDS, ParseException, parse_line
 
+from lstmparse.document import Word, comments, sentence_dict, sentence_text
 from lstmparse.errors import InputError
 
-FORMATS = ("conllu", "conllx", "text")
+FORMATS = ("conllu", "conllx", "text", "vertical")
+RAW_FORMATS = ("raw", "presegmented")  # text a tokenizer reads: paragraphs, or one sentence per line
 TAG_COLUMNS = {"upos": 3, "xpos": 4, "feats": 5}  # the columns a tagger fills, by Token field
 HEAD_COLUMN = 6
 DEPREL_COLUMN = 7
+MISC_COLUMN = 9
 N_COLUMNS = 10
 TOKEN_SEPARATORS = re.compile(r"[ \t]+")
 
 
 @dataclass
 class Token:
-    """One syntactic word (integer ID) with the columns the models read."""
+    """One syntactic word (integer ID) with the columns the models read.
+
+    ``start_char``/``end_char``: where the tokenizer found the word (its whole token,
+    for the words of a multi-word token) in the raw text; None for read input.
+    """
 
     id: int
     form: str
@@ -39,6 +47,8 @@ class Token:
     feats: str = "_"
     head: int | None = None
     deprel: str | None = None
+    start_char: int | None = field(default=None, compare=False)
+    end_char: int | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -53,6 +63,36 @@ class Sentence:
 
     def __len__(self) -> int:
         return len(self.tokens)
+
+    @property
+    def words(self) -> list[Word]:
+        """The words as :class:`~lstmparse.document.Word` views: head as a word, children, offsets, multi-word token."""
+        return [Word(self, index) for index in range(len(self.tokens))]
+
+    def __iter__(self) -> Iterator[Word]:
+        return iter(self.words)
+
+    def __getitem__(self, index: int) -> Word:
+        """The word at a 0-based position (``sentence[0]`` is the word with ID 1)."""
+        return self.words[index]
+
+    @property
+    def text(self) -> str:
+        """The ``# text`` comment, else the words joined as their ``SpaceAfter=No`` marks say."""
+        return sentence_text(self)
+
+    @property
+    def sent_id(self) -> str | None:
+        return comments(self).get("sent_id")
+
+    @property
+    def metadata(self) -> dict[str, str | None]:
+        """Every ``# key = value`` comment (``sent_id`` and ``text`` included)."""
+        return comments(self)
+
+    def to_dict(self) -> dict:
+        """The sentence as JSON-ready data (the README's "Document API" schema)."""
+        return sentence_dict(self)
 
     @property
     def forms(self) -> list[str]:
@@ -97,6 +137,20 @@ class Sentence:
             lines[line_index] = "\t".join(columns)
             tokens.append(replace(token, **{name: column_values[i] for name, column_values in values.items()}))
         return replace(self, tokens=tokens, lines=lines)
+
+    def with_misc(self, key: str, values: Sequence[str]) -> Sentence:
+        """A copy whose words' MISC column carries ``key=value`` (replacing an earlier ``key``; the rest kept)."""
+        lines = list(self.lines)
+        for line_index, value in zip(self.token_lines, values, strict=True):
+            columns = lines[line_index].split("\t")
+            kept = [
+                item
+                for item in columns[MISC_COLUMN].split("|")
+                if item not in ("", "_") and not item.startswith(f"{key}=")
+            ]
+            columns[MISC_COLUMN] = "|".join([*kept, f"{key}={value}"])
+            lines[line_index] = "\t".join(columns)
+        return replace(self, lines=lines)
 
     def blank_columns(self) -> list[str]:
         """The tag columns (``upos``, ``xpos``, ``feats``) that no word of the sentence fills."""
@@ -145,11 +199,23 @@ def read_sentences(path: str, fmt: str = "conllu") -> Iterator[Sentence]:
         raise ValueError(f"unknown input format {fmt!r}; expected one of {FORMATS}")
     name = "<stdin>" if path == "-" else path
     with open_input(path) as handle:
-        numbered = numbered_lines(handle, name)
-        if fmt == "text":
-            yield from _read_text(numbered, name)
-        else:
-            yield from _read_conll(numbered, name, fmt)
+        yield from _read_numbered(numbered_lines(handle, name), name, fmt)
+
+
+def sentences_from_text(text: str, fmt: str = "conllu", name: str = "<input>") -> list[Sentence]:
+    """The sentences of a string in one of :data:`FORMATS` (``name`` is what error messages call it)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown input format {fmt!r}; expected one of {FORMATS}")
+    lines = text.replace("\r\n", "\n").split("\n")
+    return list(_read_numbered(enumerate(lines, start=1), name, fmt))
+
+
+def _read_numbered(numbered: Iterable[tuple[int, str]], name: str, fmt: str) -> Iterator[Sentence]:
+    if fmt == "text":
+        return _read_text(numbered, name)
+    if fmt == "vertical":
+        return _read_vertical(numbered, name)
+    return _read_conll(numbered, name, fmt)
 
 
 def read_treebank(path: str, fmt: str = "conllu") -> list[Sentence]:
@@ -195,6 +261,22 @@ def _read_text(numbered: Iterable[tuple[int, str]], name: str) -> Iterator[Sente
         # Line 0 of the block is the generated comment; the words sit on input line ``number``.
         sentence.path, sentence.first_line = name, number - 1
         yield sentence
+
+
+def _read_vertical(numbered: Iterable[tuple[int, str]], name: str) -> Iterator[Sentence]:
+    """One token per line (its first tab-separated field), sentences separated by blank lines (UDPipe's vertical)."""
+    forms: list[str] = []
+    first = 1
+    for number, line in itertools.chain(numbered, [(0, "")]):  # a last blank line closes the last sentence
+        form = line.split("\t", 1)[0].strip(" ")
+        if form:
+            first = first if forms else number
+            forms.append(form)
+        elif forms:
+            sentence = Sentence.from_forms(forms, [f"# text = {' '.join(forms)}"])
+            sentence.path, sentence.first_line = name, first - 1
+            yield sentence
+            forms = []
 
 
 def _read_conll(numbered: Iterable[tuple[int, str]], name: str, fmt: str) -> Iterator[Sentence]:

@@ -14,8 +14,8 @@ from lstmparse.formats import Sentence
 def as_sentence(sentence: Sentence | Sequence[str], number: int = 0) -> Sentence:
     """A ``Sentence``, or a list of word forms checked and made into one.
 
-    A word form is a non-empty string without tab or line break (CoNLL-U could
-    not hold it); a string given where a sentence belongs is refused rather than
+    A word form is a string with a character other than white space and without
+    tab or line break (CoNLL-U could not hold it); a string given where a sentence belongs is refused rather than
     parsed as one-character words.
     """
     if isinstance(sentence, Sentence):
@@ -31,9 +31,18 @@ def as_sentence(sentence: Sentence | Sequence[str], number: int = 0) -> Sentence
     for position, form in enumerate(sentence, start=1):
         if not isinstance(form, str):
             raise TypeError(f"word {position} of {where} is a {type(form).__name__}, not a string")
-        if not form or any(c in form for c in "\t\n\r"):
-            raise ValueError(f"word {position} of {where} is {form!r}: words are non-empty, without tab or newline")
+        if not form.strip() or any(c in form for c in "\t\n\r"):
+            raise ValueError(
+                f"word {position} of {where} is {form!r}: words are not empty or white space, without tab or newline"
+            )
     return Sentence.from_forms(list(sentence))
+
+
+def checked_text(text: object) -> str:
+    """Raw text as the APIs take it: a string (anything else is refused with a message saying so)."""
+    if not isinstance(text, str):
+        raise TypeError(f"raw text is a str; got {type(text).__name__}")
+    return text
 
 
 def checked_sentences(sentences: Iterable[Sentence | Sequence[str]]) -> Iterator[Sentence]:

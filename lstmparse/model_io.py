@@ -37,21 +37,27 @@ if TYPE_CHECKING:
     import dynet as dy
 
 
-def models_directory() -> Path:
-    """Where the shipped models are: ``$LSTMPARSE_MODELS``, a checkout's ``models/``, or the installed copy.
+def model_search_path() -> list[Path]:
+    """Where models are found by name, first match wins: ``$LSTMPARSE_MODELS`` (directories separated by
+    ``os.pathsep``), a checkout's ``models/``, the installed copy.
 
-    ``pip install .`` copies them to ``<prefix>/share/lstmparse/models`` (see setup.py);
-    an editable install or a checkout reads them in place.
+    ``pip install .`` copies the shipped models to ``<prefix>/share/lstmparse/models``
+    (see setup.py); an editable install or a checkout reads them in place.
     """
-    if os.environ.get("LSTMPARSE_MODELS"):
-        return Path(os.environ["LSTMPARSE_MODELS"])
+    user = [Path(entry) for entry in os.environ.get("LSTMPARSE_MODELS", "").split(os.pathsep) if entry]
     checkout = Path(__file__).resolve().parent.parent / "models"
-    return checkout if checkout.is_dir() else Path(sys.prefix) / "share" / "lstmparse" / "models"
+    return [*user, checkout, Path(sys.prefix) / "share" / "lstmparse" / "models"]
+
+
+def models_directory(holding: str = "en_ewt_pipeline") -> Path:
+    """The first directory of the search path that holds the model ``holding`` (else the last one)."""
+    directories = model_search_path()
+    return next((d for d in directories if (d / holding).is_dir()), directories[-1])
 
 
 MODELS_DIR = models_directory()
 DEFAULT_MODEL = MODELS_DIR / "en_ewt_pipeline"  # what ``lstmparse parse`` uses without --model: raw text to trees
-TAG_FREE_MODEL = MODELS_DIR / "en_ewt"  # the shipped parser that reads words and characters only
+TAG_FREE_MODEL = models_directory("en_ewt") / "en_ewt"  # the shipped parser that reads words and characters only
 CONFIG = "config.json"
 CONSTITUENCY_ARCHS = ("seq2seq", "seq2seq_ensemble")  # a seq2seq model, or an ensemble's manifest
 FORMAT_VERSION = 2

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 from lstmparse import backend
 
-_parsers: dict[tuple[str | None, int], object] = {}  # the models this process has loaded
+_models: dict[tuple, object] = {}  # the models this process has loaded
 
 
 def worker_pool(workers: int, initializer: Callable | None = None, initargs: tuple = ()) -> ProcessPoolExecutor:
@@ -63,16 +63,28 @@ def loaded_parser(model: str | None, memory_mb: int = backend.DEFAULT_MEMORY_MB)
 
     A worker keeps it for all its work.  A pipeline model directory brings its
     tokenizer and tagger; a parser's directory is a pipeline of the parser alone.
-    The first call configures DyNet (before it is imported) for this process.
     """
-    key = (model, memory_mb)
-    if key not in _parsers:
-        backend.configure(seed=1, memory_mb=memory_mb)
-        from lstmparse.model_io import DEFAULT_MODEL
-        from lstmparse.pipeline.api import Pipeline
+    return loaded(model, memory_mb, _load_pipeline)
 
-        _parsers[key] = Pipeline.load_any(model or DEFAULT_MODEL)
-    return _parsers[key]
+
+def loaded(model: str | None, memory_mb: int, load: Callable[[str | None], object]):
+    """What ``load(model)`` gives, loaded once per process (and kind of load).
+
+    The first call configures DyNet for this process, so ``load`` must be a function
+    that imports the model's modules (and DyNet with them) itself, when called.
+    """
+    key = (load.__module__, load.__qualname__, model, memory_mb)
+    if key not in _models:
+        backend.configure(seed=1, memory_mb=memory_mb, if_loaded="keep")
+        _models[key] = load(model)
+    return _models[key]
+
+
+def _load_pipeline(model: str | None):
+    from lstmparse.model_io import DEFAULT_MODEL
+    from lstmparse.pipeline.api import Pipeline
+
+    return Pipeline.load_any(model or DEFAULT_MODEL)
 
 
 def _start_worker(initializer: Callable | None, initargs: tuple) -> None:

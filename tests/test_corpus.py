@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import (
     FASTEST_MODEL,
+    ROOT,
     assert_interrupted,
     first_sentences,
     is_worker,
@@ -108,7 +110,7 @@ def test_a_malformed_shard_fails_alone_with_its_line(corpus, tmp_path):
     [
         (["nothing/*.conllu"], "nothing/*.conllu: no such file"),
         (["{shard}", "--workers", "1", "--scheduler", "tcp://127.0.0.1:1"], "pick one"),
-        (["{shard}", "--model", "{tmp}/none"], "none: not a model directory"),
+        (["{shard}", "--model", "{tmp}/none"], "none: no such model directory"),
     ],
 )
 def test_bad_requests_are_one_line_before_any_parsing(corpus, tmp_path, arguments, message):
@@ -207,3 +209,40 @@ def test_a_killed_dask_worker_has_its_shard_parsed_elsewhere(dask_cluster, long_
     assert process.returncode == 0, stderr
     assert "6 shards parsed, 0 skipped (output exists), 0 failed" in stderr
     assert_outputs(out, long_corpus["expected"])
+
+
+def test_a_rerun_with_every_output_done_loads_no_model(corpus, tmp_path):
+    """Issue 33, defect 7: the model was loaded (and a damaged one refused) even with nothing left to parse."""
+    model = tmp_path / "model"
+    shutil.copytree(MODEL, model)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "lstmparse", "parse-corpus", *map(str, corpus["paths"]), "--output-dir", str(out)]
+    assert subprocess.run([*command, "--model", str(model)], capture_output=True, text=True).returncode == 0
+    for params in model.glob("params-*.npz"):
+        params.write_bytes(b"damaged")
+    result = subprocess.run([*command, "--model", str(model)], capture_output=True, text=True)
+    assert result.returncode == 0 and f"0 shards parsed, {SHARDS} skipped" in result.stderr, result.stderr
+    (out / "part1.conllu").unlink()
+    result = subprocess.run([*command, "--model", str(model)], capture_output=True, text=True)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert str(model) in result.stderr.strip().splitlines()[-1]
+
+
+def test_a_constituency_model_parses_shards_as_parse_does(tmp_path):
+    """Issue 33, defect 7: parse-corpus refused seq2seq models."""
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    (shards / "a.txt").write_text("Dogs bark .\nThe cat sat on the mat .\n", encoding="utf-8")
+    (shards / "b.txt").write_text("It rains .\n", encoding="utf-8")
+    model = ROOT / "models" / "en_gum_seq2seq"
+    for output_format, suffix in (("ptb", ".mrg"), ("conllu", ".conllu")):
+        out = tmp_path / output_format
+        options = ["--model", str(model), "--input-format", "text", "--output-format", output_format, "--beam", "2"]
+        command = [sys.executable, "-m", "lstmparse", "parse-corpus", f"{shards}/*.txt", "--output-dir", str(out)]
+        result = subprocess.run([*command, *options, "--workers", "2"], capture_output=True, text=True)
+        assert result.returncode == 0 and "2 shards parsed" in result.stderr, result.stderr
+        for name in ("a.txt", "b.txt"):
+            parse = [sys.executable, "-m", "lstmparse", "parse", "--quiet", "--input", str(shards / name), *options]
+            expected = subprocess.run(parse, capture_output=True, text=True, check=True).stdout
+            assert (out / f"{name}{suffix}").read_text(encoding="utf-8") == expected
+    assert "# constituency = (ROOT" in (tmp_path / "conllu" / "a.txt.conllu").read_text(encoding="utf-8")

@@ -121,7 +121,7 @@ def test_untagged_conllu_is_tagged_before_parsing(pipeline, small_treebank):
 
 def test_raw_input_needs_a_pipeline(raw_dev):
     result = lstmparse("parse", "--model", FASTEST_MODEL, "--input-format", "raw", "--input", raw_dev)
-    assert_one_error_line(result, "--input-format raw needs a pipeline model")
+    assert_one_error_line(result, "--input-format raw needs a tokenizer: a pipeline model")
 
 
 def test_bad_bytes_in_raw_text_name_the_line(pipeline, tmp_path):

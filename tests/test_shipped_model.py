@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -46,7 +47,21 @@ def test_readme_python_example_runs():
     (example,) = [block for block in readme_blocks("python") if "lstmparse.load" in block]
     result = subprocess.run([sys.executable, "-c", example], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert "approved" in result.stdout
+    assert "approved" in result.stdout and "don't ['committee', 'budget', '.']" in result.stdout
+
+
+def test_readme_json_example_is_what_the_command_writes():
+    """The README's JSON schema example is the first line `parse --output-format json` writes for its text."""
+    (example,) = readme_blocks("json")
+    documented = json.loads(example.replace(', "..."]', "]"))
+    result = subprocess.run(
+        [sys.executable, "-m", "lstmparse", "parse", "--input-format", "raw", "--output-format", "json", "--quiet"],
+        input=documented["text"],
+        capture_output=True,
+        text=True,
+    )
+    written = json.loads(result.stdout.splitlines()[0])
+    assert {**written, "words": written["words"][:1]} == documented
 
 
 def test_readme_first_command_parses_the_sample():
@@ -100,20 +115,18 @@ def test_default_model_parses_raw_text(parser):
     assert first.heads.count(0) == 1 and second.heads.count(0) == 1
 
 
-def test_lstmparse_models_points_the_default_model_elsewhere(tmp_path):
-    """An installed copy finds its models under the prefix; LSTMPARSE_MODELS overrides both (README)."""
-    (tmp_path / DEFAULT_MODEL.name).symlink_to(DEFAULT_MODEL)
+def test_lstmparse_models_is_searched_first_for_the_default_model(tmp_path):
+    """LSTMPARSE_MODELS' directories come before the checkout (and the installed copy): an installed
+    lstmparse finds models moved elsewhere; a directory without the model falls back to the shipped one."""
     sample = str(ROOT / "data" / "sample.conllu")
-    moved = {**os.environ, "LSTMPARSE_MODELS": str(tmp_path)}
-    result = subprocess.run(
-        [sys.executable, "-m", "lstmparse", "parse", "--quiet", "--input", sample],
-        env=moved,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0 and result.stdout.count("\n\n") == 3, result.stderr
-    moved["LSTMPARSE_MODELS"] = str(tmp_path / "elsewhere")
-    result = subprocess.run(
-        [sys.executable, "-m", "lstmparse", "parse", "--input", sample], env=moved, capture_output=True, text=True
-    )
-    assert result.returncode == 2 and f"{tmp_path / 'elsewhere' / DEFAULT_MODEL.name}" in result.stderr
+    command = [sys.executable, "-m", "lstmparse", "parse", "--quiet", "--input", sample]
+    (tmp_path / "moved").mkdir()
+    (tmp_path / "moved" / DEFAULT_MODEL.name).symlink_to(DEFAULT_MODEL)
+    (tmp_path / "broken" / DEFAULT_MODEL.name).mkdir(parents=True)  # an empty directory: not a model
+    for directories, parses in (("moved", True), ("elsewhere", True), ("broken:moved", False)):
+        paths = os.pathsep.join(str(tmp_path / d) for d in directories.split(":"))
+        result = subprocess.run(command, env={**os.environ, "LSTMPARSE_MODELS": paths}, capture_output=True, text=True)
+        if parses:
+            assert result.returncode == 0 and result.stdout.count("\n\n") == 3, result.stderr
+        else:
+            assert result.returncode == 2 and str(tmp_path / "broken" / DEFAULT_MODEL.name) in result.stderr

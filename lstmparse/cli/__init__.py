@@ -15,7 +15,10 @@ from lstmparse.cli.average import average
 from lstmparse.cli.corpus import parse_corpus
 from lstmparse.cli.ensemble import ensemble
 from lstmparse.cli.evaluate import evaluate
+from lstmparse.cli.models import models
 from lstmparse.cli.parse import parse
+from lstmparse.cli.render import render
+from lstmparse.cli.serve import serve
 from lstmparse.cli.stacklstm import oracle
 from lstmparse.cli.train import train
 from lstmparse.cli.treelstm import rerank, sample, score
@@ -59,5 +62,19 @@ def main(gpu, dynet_gpus, dynet_devices) -> None:
         backend.request_gpu(dynet_gpus or 1, dynet_devices)
 
 
-for command in (train, parse, parse_corpus, evaluate, average, ensemble, oracle, rerank, score, sample):
+for command in (
+    train,
+    parse,
+    parse_corpus,
+    evaluate,
+    render,
+    serve,
+    models,
+    average,
+    ensemble,
+    oracle,
+    rerank,
+    score,
+    sample,
+):
     main.add_command(command)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from lstmparse.cli.common import clean_errors
+from lstmparse.cli.common import MODEL, clean_errors
 
 
 @click.command()
-@click.argument("models", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.argument("models", nargs=-1, required=True, type=MODEL)
 @click.option("--output", required=True, type=click.Path(file_okay=False), help="where the averaged model is written")
 @click.option("--overwrite", is_flag=True, help="replace a model already in --output")
 @clean_errors

@@ -13,6 +13,24 @@ EXISTING_FILE = click.Path(exists=True, dir_okay=False)
 MEMORY_MB = click.IntRange(min=1)  # DyNet aborts on an empty pool
 
 
+class ModelParam(click.ParamType):
+    """A model directory or a model's name (``en_ewt_upos``), found as :mod:`lstmparse.catalog` says."""
+
+    name = "MODEL"
+
+    def convert(self, value, param, ctx):
+        from lstmparse.catalog import resolve_model
+
+        try:
+            return str(resolve_model(value))
+        except ModelError as error:
+            self.fail(str(error), param, ctx)
+
+
+MODEL = ModelParam()
+MODEL_HELP = "model directory or name (`lstmparse models` lists them) [default: en_ewt_pipeline]"
+
+
 def clean_errors(command):
     """Turn the toolkit's expected errors into one line on stderr and exit code 2."""
 

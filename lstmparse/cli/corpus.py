@@ -12,8 +12,9 @@ from types import SimpleNamespace
 import click
 
 from lstmparse import backend
-from lstmparse.cli.common import MEMORY_MB, clean_errors
-from lstmparse.formats import FORMATS
+from lstmparse.cli.common import MEMORY_MB, MODEL, MODEL_HELP, clean_errors
+from lstmparse.formats import FORMATS, RAW_FORMATS
+from lstmparse.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL, model_arch
 
 
 @click.command("parse-corpus")
@@ -21,15 +22,22 @@ from lstmparse.formats import FORMATS
 @click.option(
     "--output-dir", required=True, type=click.Path(file_okay=False), help="one output file per shard is written here"
 )
-@click.option("--model", "model_dir", type=click.Path(file_okay=False), help="model directory [default: shipped]")
+@click.option("--model", "model_dir", type=MODEL, help=MODEL_HELP)
 @click.option(
     "--input-format",
-    type=click.Choice(FORMATS + ("raw",)),
+    type=click.Choice(FORMATS + RAW_FORMATS + ("ptb",)),
     default="conllu",
     show_default=True,
-    help="raw: plain text, paragraphs separated by blank lines (needs a pipeline model, such as the default)",
+    help="raw: plain text, paragraphs separated by blank lines; presegmented: plain text, a sentence per line (both "
+    "need a pipeline model, such as the default, or a constituency model); ptb: bracketed trees (constituency models)",
 )
-@click.option("--beam", default=1, show_default=True, type=click.IntRange(min=1), help="beam width, 1: greedy")
+@click.option(
+    "--output-format",
+    type=click.Choice(("conllu", "json", "ptb")),
+    help="as for parse; the outputs are named <shard>.conllu, .jsonl or .mrg [default: conllu; constituency "
+    "models ptb]",
+)
+@click.option("--beam", type=click.IntRange(min=1), help="beam width, 1: greedy [default: 1; constituency models 10]")
 @click.option("--kbest", default=1, show_default=True, type=click.IntRange(min=1), help="trees written per sentence")
 @click.option("--batch-size", default=32, show_default=True, type=click.IntRange(min=1), help="as for parse")
 @click.option("--workers", type=click.IntRange(min=1), help="local processes, each loading the model once [default: 1]")
@@ -38,7 +46,18 @@ from lstmparse.formats import FORMATS
 @click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=MEMORY_MB)
 @clean_errors
 def parse_corpus(
-    shards, output_dir, model_dir, input_format, beam, kbest, batch_size, workers, scheduler, quiet, memory_mb
+    shards,
+    output_dir,
+    model_dir,
+    input_format,
+    output_format,
+    beam,
+    kbest,
+    batch_size,
+    workers,
+    scheduler,
+    quiet,
+    memory_mb,
 ) -> None:
     """Parse each SHARD (files or glob patterns) into OUTPUT_DIR/<shard name>, as `lstmparse parse` would.
 
@@ -47,30 +66,30 @@ def parse_corpus(
     the exit code is then 2.
     """
     from lstmparse import corpus
-    from lstmparse.errors import ConfigurationError
-    from lstmparse.model_io import DEFAULT_MODEL, load_directory, model_arch
-    from lstmparse.pipeline.manifest import part_directories
 
     if workers is not None and scheduler is not None:
         raise click.UsageError("--workers runs local processes, --scheduler a Dask cluster: pick one")
-    if kbest > beam:
-        raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
     model = model_dir or DEFAULT_MODEL
-    arch = model_arch(model)
-    parts = part_directories(model) if arch == "pipeline" else {"parser": model}
-    # a missing or damaged model is one error here, not one per shard
-    configs = {name: load_directory(path)[0] for name, path in parts.items()}
-    if configs["parser"].get("arch", "stacklstm") != "stacklstm":
-        raise ConfigurationError(f"{model}: parse-corpus parses with dependency (stack-LSTM) models and pipelines")
-    if input_format == "raw" and "tokenizer" not in parts:
-        raise ConfigurationError(f"--input-format raw needs a pipeline model with a tokenizer; {model} has none")
-    os.makedirs(output_dir, exist_ok=True)
-    settings = {"model": model_dir, "input_format": input_format, "beam": beam, "kbest": kbest}
+    constituency = model_arch(model) in CONSTITUENCY_ARCHS
+    beam = beam or (10 if constituency else 1)
+    output_format = output_format or ("ptb" if constituency else "conllu")
+    _check_request(model, constituency, input_format, output_format, beam, kbest)
+    settings = {"model": model_dir, "input_format": input_format, "output_format": output_format}
     jobs = corpus.plan_jobs(
-        corpus.expand_shards(shards), output_dir, batch_size=batch_size, memory_mb=memory_mb, **settings
+        corpus.expand_shards(shards),
+        output_dir,
+        beam=beam,
+        kbest=kbest,
+        constituency=constituency,
+        batch_size=batch_size,
+        memory_mb=memory_mb,
+        **settings,
     )
+    os.makedirs(output_dir, exist_ok=True)
     corpus.remove_partial_outputs(jobs)
     todo = [job for job in jobs if not os.path.exists(job.output)]
+    if todo:  # a missing or damaged model is one error here, not one per shard (and no load when all is done)
+        _check_model_files(model, constituency)
     todo.sort(key=lambda job: os.path.getsize(job.shard), reverse=True)  # largest first: the last to end are short
     summary = Summary(skipped=len(jobs) - len(todo))
     start = time.time()
@@ -93,6 +112,41 @@ def parse_corpus(
         click.echo(summary.line(time.time() - start), err=True)
     if summary.failed:
         sys.exit(2)
+
+
+def _check_request(model, constituency: bool, input_format: str, output_format: str, beam: int, kbest: int) -> None:
+    """Refuse, before any work, what the model cannot do."""
+    from lstmparse.errors import ConfigurationError
+    from lstmparse.pipeline.manifest import part_directories
+
+    if kbest > beam:
+        raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
+    if constituency:
+        return
+    if "ptb" in (input_format, output_format):
+        raise ConfigurationError(f"bracketed input or output needs a constituency (seq2seq) model; {model} is not one")
+    parts = part_directories(model) if model_arch(model) == "pipeline" else {"parser": model}
+    if input_format in RAW_FORMATS and "tokenizer" not in parts:
+        raise ConfigurationError(
+            f"--input-format {input_format} needs a pipeline model with a tokenizer; {model} has none"
+        )
+
+
+def _check_model_files(model, constituency: bool) -> None:
+    """Read every file of the model (configuration and parameters, without DyNet): damage is one error here."""
+    from lstmparse.errors import ConfigurationError
+    from lstmparse.model_io import load_directory
+    from lstmparse.pipeline.manifest import part_directories
+    from lstmparse.seq2seq.ensemble_manifest import member_directories
+
+    arch = model_arch(model)
+    if constituency:
+        directories = member_directories(model) if arch == "seq2seq_ensemble" else [model]
+    else:
+        directories = list(part_directories(model).values()) if arch == "pipeline" else [model]
+    configs = {str(path): load_directory(path)[0] for path in directories}
+    if not constituency and arch != "pipeline" and configs[str(model)].get("arch", "stacklstm") != "stacklstm":
+        raise ConfigurationError(f"{model}: parse-corpus parses with dependency models, pipelines and seq2seq models")
 
 
 @contextmanager

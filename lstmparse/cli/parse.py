@@ -8,22 +8,54 @@ import time
 import click
 
 from lstmparse import backend
-from lstmparse.cli.common import MEMORY_MB, clean_errors, written
+from lstmparse.cli.common import MEMORY_MB, MODEL, MODEL_HELP, clean_errors, written
+from lstmparse.document import sentences_text
 from lstmparse.errors import ConfigurationError
-from lstmparse.formats import FORMATS
+from lstmparse.formats import FORMATS, RAW_FORMATS
+from lstmparse.inputs import checked_sentences
+
+STAGES = ("tokenize", "tag", "parse")
+
+
+class StageList(click.ParamType):
+    """Comma-separated stages (``tokenize,tag``), each known, given in pipeline order."""
+
+    name = "STAGES"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, list):
+            return value
+        stages = [stage.strip() for stage in value.split(",") if stage.strip()]
+        unknown = [stage for stage in stages if stage not in STAGES]
+        if unknown or not stages:
+            self.fail(f"{value!r}: the stages are {', '.join(STAGES)}", param, ctx)
+        return [stage for stage in STAGES if stage in stages]
+
+
+PROCESSORS = StageList()
 
 
 @click.command()
-@click.option("--model", "model_dir", type=click.Path(file_okay=False), help="model directory [default: shipped]")
+@click.option("--model", "model_dir", type=MODEL, help=MODEL_HELP)
 @click.option("--input", "input_file", default="-", show_default=True, help="input file, - for stdin")
 @click.option("--output", "output_file", default="-", show_default=True, help="output file, - for stdout")
 @click.option(
     "--input-format",
-    type=click.Choice(FORMATS + ("raw", "ptb")),
+    type=click.Choice(FORMATS + RAW_FORMATS + ("ptb",)),
     default="conllu",
     show_default=True,
-    help="raw: plain text, paragraphs separated by blank lines (a pipeline model tokenizes it); "
-    "ptb: bracketed trees, for constituency models (their words are parsed, their POS tags kept)",
+    help="raw: plain text, paragraphs separated by blank lines (a pipeline model tokenizes it); presegmented: "
+    "plain text, one sentence per line (tokenized, not split); text: tokens separated by spaces, one sentence "
+    "per line; vertical: one token per line, a blank line after each sentence; ptb: bracketed trees, for "
+    "constituency models (their words are parsed, their POS tags kept)",
+)
+@click.option(
+    "--output-format",
+    type=click.Choice(("conllu", "json", "ptb")),
+    help="conllu: every input line kept, the tree filled in (constituency models: the tree in a "
+    "'# constituency = ...' comment, as Stanza writes it); json: one JSON object per sentence and line (the "
+    "README's schema); ptb: bracketed trees, one per line (constituency models only) "
+    "[default: conllu; constituency models ptb]",
 )
 @click.option(
     "--retag",
@@ -64,9 +96,29 @@ from lstmparse.formats import FORMATS
 @click.option(
     "--tagger",
     "tagger_dir",
-    type=click.Path(exists=True, file_okay=False),
-    help="constituency models: put this tagger's XPOS (a tagger or a pipeline's, e.g. models/en_ewt_pipeline) on "
-    "the preterminals where the input has no tags, instead of XX",
+    type=MODEL,
+    help="a tagger, or a pipeline whose tagger to use: it tags for the dependency parser instead of the model's own "
+    "(any tagger with any tag-reading parser); constituency models: its XPOS go on the preterminals instead of XX",
+)
+@click.option(
+    "--tokenizer",
+    "tokenizer_dir",
+    type=MODEL,
+    help="a tokenizer, or a pipeline whose tokenizer to use, for raw text [default: the model's own]",
+)
+@click.option(
+    "--processors",
+    type=PROCESSORS,
+    help="the stages to run, as Stanza names them: tokenize, tag, parse, comma-separated (tokenize,tag: no "
+    "parsing; a --model that is a tagger or tokenizer runs only what it has) [default: every stage the model has]",
+)
+@click.option(
+    "--confidence",
+    type=click.Choice(["greedy", "kbest"]),
+    help="dependency models: write each word's confidence in MISC (Conf=0.93) and the tree's in a "
+    "'# parse_confidence' comment. greedy: the probability the parser gave the action that attached the word "
+    "(not a marginal); kbest: the share of the k-best list's probability mass whose tree has the word's arc "
+    "(beam and k-best 8 unless --beam/--kbest say otherwise; only the best tree is written unless --kbest > 1)",
 )
 @click.option("--quiet", is_flag=True, help="no progress or speed report on stderr")
 @click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=MEMORY_MB)
@@ -76,6 +128,7 @@ def parse(
     input_file,
     output_file,
     input_format,
+    output_format,
     retag,
     beam,
     kbest,
@@ -83,109 +136,145 @@ def parse(
     constrained,
     jobs,
     tagger_dir,
+    tokenizer_dir,
+    processors,
+    confidence,
     quiet,
     memory_mb,
 ) -> None:
-    """Parse raw text, tokenized text, CoNLL-U or CoNLL-X; write CoNLL-U (bracketed trees with a constituency model).
+    """Parse raw text, tokenized text, CoNLL-U or CoNLL-X; write CoNLL-U or JSON (constituency models: bracketed trees).
 
     The default model is the English pipeline (tokenizer, tagger, parser): it takes
-    all four; CoNLL-U columns the input fills are kept.
+    all four; CoNLL-U columns the input fills are kept.  --model takes a directory
+    or a name (lstmparse models lists them); --processors, --tagger and --tokenizer
+    run part of a pipeline or put other parts in it.
     """
     from lstmparse.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL, model_arch
-    from lstmparse.outputs import check_output_path
 
     arch = model_arch(model_dir or DEFAULT_MODEL)
     if arch in CONSTITUENCY_ARCHS:
-        if retag:
-            raise ConfigurationError(f"--retag: {model_dir} is a constituency model, which reads no tags")
+        if retag or tokenizer_dir or processors or confidence:
+            raise ConfigurationError(
+                f"--retag, --tokenizer, --processors and --confidence apply to dependency models and pipelines; "
+                f"{model_dir} is a constituency model (raw text goes through the default pipeline's tokenizer)"
+            )
         _parse_constituency(
             model_dir,
             input_file,
             output_file,
-            input_format,
+            (input_format, output_format or "ptb"),
             tagger_dir,
             (beam or 10, constrained, kbest, jobs),
             quiet,
             memory_mb,
         )
         return
-    if tagger_dir:
-        raise ConfigurationError(
-            f"--tagger applies to constituency models; {model_dir or DEFAULT_MODEL} is a {arch} model "
-            "(a pipeline tags with its own tagger)"
-        )
+    _parse_dependency(
+        (model_dir or DEFAULT_MODEL, tagger_dir, tokenizer_dir, processors),
+        input_file,
+        output_file,
+        (input_format, output_format or "conllu", retag),
+        _search(beam, kbest, batch_size, jobs, confidence),
+        quiet,
+        memory_mb,
+    )
+
+
+def _parse_dependency(models, input_file, output_file, formats, search, quiet, memory_mb):
+    """Tokenize, tag and parse with the stages asked for; ``models`` is (model, tagger, tokenizer, processors).
+
+    ``formats`` is (input format, output format, retag), ``search`` (beam, k-best, batch size, jobs).
+    """
+    from lstmparse.outputs import check_output_path
+
+    input_format, output_format, retag = formats
+    beam, kbest, batch_size, jobs, confidence, written_kbest = search
     check_output_path(output_file, (input_file,))  # before the model is loaded: fail fast
-    beam = beam or 1
-    if input_format == "ptb":
-        raise click.BadParameter("bracketed input needs a constituency (seq2seq) model", param_hint="--input-format")
-    if arch != "pipeline" and (input_format == "raw" or retag):
-        option = "--retag" if retag else "--input-format raw"
-        raise ConfigurationError(
-            f"{option} needs a pipeline model with a tokenizer and tagger (such as the default, {DEFAULT_MODEL.name}); "
-            f"{model_dir or DEFAULT_MODEL} is a {arch} model"
-        )
+    if "ptb" in (input_format, output_format):
+        option = "--input-format" if input_format == "ptb" else "--output-format"
+        raise click.BadParameter("bracketed trees need a constituency (seq2seq) model", param_hint=option)
     if kbest > beam:
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
-    backend.configure(seed=1, memory_mb=memory_mb)
+    backend.configure(seed=1, memory_mb=memory_mb, if_loaded="keep")
     from lstmparse.pipeline.api import Pipeline
 
     load_start = time.time()
     # with --jobs too: a bad model fails here, with a clean error, not in a worker
-    pipeline = Pipeline.load_any(model_dir or DEFAULT_MODEL)
+    pipeline = Pipeline.assemble(*models[:3])
+    stages = _check_stages(pipeline, models[3], input_format, retag, models[0])
     load_seconds = time.time() - load_start
     start, sentences, words = time.time(), 0, 0
     streaming = batch_size == 1  # every stage hands on each sentence at once (interactive use)
-    inputs = pipeline.tag(pipeline.read(input_file, input_format, streaming), retag, streaming)
-    parsed = _parsed(pipeline.parser, inputs, beam, kbest, batch_size, jobs, str(pipeline.parts["parser"]), memory_mb)
-    for candidates in written(output_file, parsed, lambda cs: "".join(c.to_conllu() for c in cs), quiet, input_file):
+    inputs = pipeline.read(input_file, input_format, streaming)
+    if "tag" in stages:
+        inputs = pipeline.tag(inputs, retag, streaming)
+    if "parse" in stages:
+        parser_dir = str(pipeline.parts["parser"])
+        parsed = _parsed(pipeline.parser, inputs, (beam, kbest, batch_size, confidence), jobs, parser_dir, memory_mb)
+        parsed = (candidates[:written_kbest] for candidates in parsed)
+    else:
+        parsed = ([sentence] for sentence in checked_sentences(inputs))
+    text_of = functools.partial(sentences_text, output_format=output_format)
+    for candidates in written(output_file, parsed, text_of, quiet, input_file):
         sentences += 1
         words += len(candidates[0])
     seconds = max(time.time() - start, 1e-9)
     if not quiet:
         click.echo(
-            f"parsed {sentences} sentences, {words} words in {seconds:.1f} s "
-            f"({sentences / seconds:.1f} sentences/s, {words / seconds:.0f} words/s); "
+            f"{'parsed' if 'parse' in stages else 'processed'} {sentences} sentences, {words} words in "
+            f"{seconds:.1f} s ({sentences / seconds:.1f} sentences/s, {words / seconds:.0f} words/s); "
             f"model loaded in {load_seconds:.2f} s",
             err=True,
         )
 
 
-def _bracketed_lines(candidates, kbest: bool) -> str:
-    """One tree per line; with --kbest, a block per sentence of ``rank<TAB>log-probability<TAB>tree`` lines."""
-    if not kbest:
-        return candidates[0].to_bracketed() + "\n"
-    return "".join(f"{c.rank}\t{c.log_prob:.4f}\t{c.to_bracketed()}\n" for c in candidates) + "\n"
+def _check_stages(pipeline, processors: list[str] | None, input_format: str, retag: bool, model) -> list[str]:
+    """The stages to run: those asked for (default: all the pipeline has), each of which it must have."""
+    from lstmparse.model_io import DEFAULT_MODEL
+
+    stages = processors or pipeline.processors
+    missing = [stage for stage in stages if stage not in pipeline.processors]
+    if missing:
+        raise ConfigurationError(f"--processors {','.join(stages)}: {model} has no {' or '.join(missing)} stage")
+    if input_format in RAW_FORMATS and "tokenize" not in stages:
+        raise ConfigurationError(
+            f"--input-format {input_format} needs a tokenizer: a pipeline model (such as the default, "
+            f"{DEFAULT_MODEL.name}) or --tokenizer; {model} has none"
+        )
+    if retag and "tag" not in stages:
+        raise ConfigurationError(f"--retag needs a tagger: a pipeline model or --tagger; {model} has none")
+    return stages
 
 
-def _parse_constituency(model_dir, input_file, output_file, input_format, tagger_dir, search, quiet, memory_mb):
-    """Parse with a seq2seq model: one bracketed tree per line, and how many outputs needed repair.
+def _parse_constituency(model_dir, input_file, output_file, formats, tagger_dir, search, quiet, memory_mb):
+    """Parse with a seq2seq model: trees as ``formats`` (input, output format) say, and how many needed repair.
 
     ``search`` is (beam, constrained, kbest, jobs).
     """
+    input_format, output_format = formats
     beam, constrained, kbest, jobs = search
     if jobs > 1:
         raise click.BadParameter("constituency models parse in one process (batched beam search)", param_hint="--jobs")
     if kbest > beam:
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
-    backend.configure(seed=1, memory_mb=memory_mb)
-    from lstmparse.formats import read_sentences
-    from lstmparse.ptb import iter_ptb
+    backend.configure(seed=1, memory_mb=memory_mb, if_loaded="keep")
+    from lstmparse.pipeline.manifest import default_tokenizer
     from lstmparse.seq2seq.api import ConstituencyParser
-    from lstmparse.tokenizer.api import read_raw
+    from lstmparse.seq2seq.outputs import constituency_text, read_inputs, with_inputs
+    from lstmparse.tokenizer.api import Tokenizer
 
     load_start = time.time()
     parser = ConstituencyParser.load(model_dir, tagger_dir)
+    tokenizer = Tokenizer.load(default_tokenizer()) if input_format in RAW_FORMATS else None
     load_seconds = time.time() - load_start
-    if input_format == "ptb":
-        inputs = iter_ptb(input_file)
-    elif input_format == "raw":
-        inputs = _default_tokenizer().tokenize_paragraphs(read_raw(input_file))
-    else:
-        inputs = read_sentences(input_file, input_format)
     start, sentences, repaired = time.time(), 0, 0
-    parsed = parser.parse_kbest(inputs, beam, kbest, constrained)
-    lines = functools.partial(_bracketed_lines, kbest=kbest > 1)
-    for candidates in written(output_file, parsed, lines, quiet, input_file):
+    inputs = read_inputs(input_file, input_format, tokenizer)
+    parsed = with_inputs(parser.parse_kbest, inputs, beam, kbest, constrained)
+
+    def text_of(pair) -> str:
+        return constituency_text(*pair, output_format, kbest > 1)
+
+    for _, candidates in written(output_file, parsed, text_of, quiet, input_file):
         sentences += 1
         repaired += candidates[0].repaired
     seconds = max(time.time() - start, 1e-9)
@@ -198,23 +287,24 @@ def _parse_constituency(model_dir, input_file, output_file, input_format, tagger
         )
 
 
-def _default_tokenizer():
-    """The default pipeline's tokenizer: it splits raw text for a constituency model."""
-    from lstmparse.model_io import DEFAULT_MODEL
-    from lstmparse.pipeline.manifest import part_directories
-    from lstmparse.tokenizer.api import Tokenizer
+def _search(beam: int | None, kbest: int, batch_size: int, jobs: int, confidence: str | None) -> tuple:
+    """(beam, k-best searched, batch size, jobs, confidence, k-best written): ``--confidence kbest`` searches a
+    k-best list of 8 (unless told otherwise) and writes only the best tree unless ``--kbest`` asks for more."""
+    if confidence == "kbest" and kbest == 1:
+        return (max(beam or 8, 8), 8, batch_size, jobs, confidence, 1)
+    return (beam or 1, kbest, batch_size, jobs, confidence, kbest)
 
-    return Tokenizer.load(part_directories(DEFAULT_MODEL)["tokenizer"])
 
-
-def _parsed(parser, sentences, beam: int, kbest: int, batch_size: int, jobs: int, parser_dir: str, memory_mb):
+def _parsed(parser, sentences, search: tuple, jobs: int, parser_dir: str, memory_mb):
     """Lists of parsed candidates per input sentence: greedy or beam search, ``batch_size`` at a time.
 
-    With ``--jobs``, tokenizing and tagging stay in this process; the parser's
-    processes get tagged sentences.
+    ``search`` is (beam, kbest, batch size, confidence).  With ``--jobs``, tokenizing
+    and tagging stay in this process; the parser's processes get tagged sentences.
     """
     from lstmparse.stacklstm.parallel import parse_in_processes
 
+    beam, kbest, batch_size, confidence = search
     if jobs > 1:
-        return parse_in_processes(parser_dir, sentences, jobs, beam, kbest, memory_mb, batch_size)
-    return parser.candidates(sentences, beam, kbest, batch_size)
+        search_options = {"batch_size": batch_size, "confidence": confidence}
+        return parse_in_processes(parser_dir, sentences, jobs, beam, kbest, memory_mb, **search_options)
+    return parser.candidates(sentences, beam, kbest, batch_size, confidence)

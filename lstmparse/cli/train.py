@@ -332,7 +332,7 @@ def train(**given) -> None:
     memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
     seed = _default(options_class, "seed") if given["seed"] is None else given["seed"]
     options = BUILDERS[arch](options_class, {name: value for name, value in given.items() if _was_given(ctx, name)})
-    backend.configure(seed=seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY)
+    backend.configure(seed=seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY, if_loaded="keep")
     module, function = TRAINERS[arch]
     record = getattr(importlib.import_module(module), function)(options)
     click.echo(f"{_summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)

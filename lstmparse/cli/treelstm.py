@@ -7,12 +7,12 @@ import sys
 import click
 
 from lstmparse import backend
-from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, clean_errors
+from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, MODEL, clean_errors
 
 
 @click.command()
 @click.argument("kbest", required=False)
-@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="TreeLSTM model directory")
+@click.option("--model", "model_dir", required=True, type=MODEL, help="TreeLSTM model directory or name")
 @click.option("--k", "k", type=click.IntRange(min=1), help="candidates considered per sentence [default: tuned]")
 @click.option("--weight", type=click.FloatRange(0, 1), help="W of the TreeLSTM's log-probability [default: tuned]")
 @click.option("--tune", "tune_file", type=EXISTING_FILE, help="dev k-best file: pick W and K by UAS against --gold")
@@ -31,7 +31,7 @@ def rerank(kbest, model_dir, k, weight, tune_file, gold_file, save, output_file,
         raise click.UsageError("--tune and --gold go together")
     if kbest is None and tune_file is None:
         raise click.UsageError("give a KBEST file to rerank, or --tune and --gold")
-    backend.configure(seed=1, memory_mb=memory_mb)
+    backend.configure(seed=1, memory_mb=memory_mb, if_loaded="keep")
     from lstmparse.model_io import update_config
     from lstmparse.outputs import check_output_path, open_output
     from lstmparse.treelstm import rerank as reranking
@@ -88,12 +88,12 @@ def _tuned(model, tune_file: str, gold_file: str):
 
 @click.command()
 @click.argument("treebank")
-@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="TreeLSTM model directory")
+@click.option("--model", "model_dir", required=True, type=MODEL, help="TreeLSTM model directory or name")
 @click.option("--memory-mb", default=backend.AUTOBATCH_MEMORY_MB, show_default=True, type=MEMORY_MB)
 @clean_errors
 def score(treebank, model_dir, memory_mb) -> None:
     """Print log P(S|T), word count and perplexity of each tree in TREEBANK (- for stdin)."""
-    backend.configure(seed=1, memory_mb=memory_mb)
+    backend.configure(seed=1, memory_mb=memory_mb, if_loaded="keep")
     from lstmparse.treelstm.model import TreeLSTM
     from lstmparse.treelstm.rerank import comment_value
     from lstmparse.treelstm.training import corpus_perplexity, read_trees, tree_scores
@@ -109,14 +109,14 @@ def score(treebank, model_dir, memory_mb) -> None:
 
 
 @click.command()
-@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="TreeLSTM model directory")
+@click.option("--model", "model_dir", required=True, type=MODEL, help="TreeLSTM model directory or name")
 @click.option("-n", "count", default=10, show_default=True, type=click.IntRange(min=1), help="trees to generate")
 @click.option("--max-words", default=60, show_default=True, type=click.IntRange(min=1))
 @click.option("--seed", default=1, show_default=True, type=int, help="seeds Python, NumPy and DyNet")
 @clean_errors
 def sample(model_dir, count, max_words, seed) -> None:
     """Generate trees from a TreeLSTM and write them as CoNLL-U (HEAD filled, DEPREL _)."""
-    backend.configure(seed=seed)
+    backend.configure(seed=seed, if_loaded="keep")
     from lstmparse.formats import Sentence
     from lstmparse.treelstm.model import TreeLSTM
 

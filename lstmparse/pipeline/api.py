@@ -14,22 +14,52 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from lstmparse.document import Document
 from lstmparse.errors import ModelError
-from lstmparse.formats import Sentence, read_sentences
+from lstmparse.formats import RAW_FORMATS, Sentence, read_sentences
 from lstmparse.inputs import checked_sentences
 from lstmparse.model_io import model_arch
 from lstmparse.pipeline.manifest import ARCH, part_directories
 from lstmparse.stacklstm.api import Parser
 from lstmparse.tagger.api import POSTagger
-from lstmparse.tokenizer.api import Tokenizer, read_raw
+from lstmparse.tokenizer.api import PARAGRAPHS_PER_WINDOW, Tokenizer, read_raw
 
 
 class Pipeline:
-    """Tokenizer (optional), tagger (optional) and dependency parser."""
+    """Tokenizer, tagger and dependency parser, each optional: ``pipeline(text)`` gives a :class:`Document`."""
 
-    def __init__(self, parser: Parser, tagger: POSTagger | None = None, tokenizer: Tokenizer | None = None) -> None:
+    def __init__(
+        self, parser: Parser | None, tagger: POSTagger | None = None, tokenizer: Tokenizer | None = None
+    ) -> None:
         self.parser, self.tagger, self.tokenizer = parser, tagger, tokenizer
         self.parts: dict[str, Path] = {}
+
+    def __call__(self, text: str, batch_size: int = 32) -> Document:
+        """Raw text to a :class:`~lstmparse.document.Document` of parsed sentences (tagged only without a parser)."""
+        sentences = self.tokenize(text)
+        if self.parser is None:
+            return Document(list(self.tag(sentences)), text)
+        return Document(list(self.parse(sentences, batch_size=batch_size)), text)
+
+    @classmethod
+    def assemble(
+        cls, model: str | Path | None = None, tagger: str | Path | None = None, tokenizer: str | Path | None = None
+    ) -> Pipeline:
+        """A pipeline of any model directory (a pipeline, parser, tagger or tokenizer), with parts swapped in.
+
+        ``tagger`` and ``tokenizer`` are a tagger's (tokenizer's) directory or a
+        pipeline's that has one: any tagger can feed any tag-reading parser without
+        writing a manifest.
+        """
+        parts = dict(_parts_of(model)) if model is not None else {}
+        parts.update({kind: _part(path, kind) for kind, path in (("tagger", tagger), ("tokenizer", tokenizer)) if path})
+        pipeline = cls(
+            Parser.load(parts["parser"]) if "parser" in parts else None,
+            POSTagger.load(parts["tagger"]) if "tagger" in parts else None,
+            Tokenizer.load(parts["tokenizer"]) if "tokenizer" in parts else None,
+        )
+        pipeline.parts = parts
+        return pipeline
 
     @classmethod
     def load(cls, path: str | Path) -> Pipeline:
@@ -51,22 +81,30 @@ class Pipeline:
         pipeline.parts = {"parser": Path(path)}
         return pipeline
 
+    @property
+    def processors(self) -> list[str]:
+        """The stages this pipeline can run, in order: ``tokenize``, ``tag``, ``parse``."""
+        present = {"tokenize": self.tokenizer, "tag": self.tagger, "parse": self.parser}
+        return [name for name, part in present.items() if part is not None]
+
     def read(self, path: str, fmt: str, streaming: bool = False) -> Iterator[Sentence]:
-        """The sentences of a file: ``raw`` text is tokenized, other formats are read as they are.
+        """The sentences of a file: ``raw`` and ``presegmented`` text is tokenized, other formats are read as they are.
 
         ``streaming``: each paragraph is tokenized as soon as it ends (otherwise in windows of paragraphs).
         """
-        if fmt == "raw":
-            return self._tokenizer().tokenize_paragraphs(read_raw(path), *((1,) if streaming else ()))
+        if fmt in RAW_FORMATS:
+            presegmented = fmt == "presegmented"
+            window = 1 if streaming else PARAGRAPHS_PER_WINDOW
+            return self._tokenizer().tokenize_paragraphs(read_raw(path, presegmented), window, split=not presegmented)
         return read_sentences(path, fmt)
 
     def parse_file(self, path: str, fmt: str = "conllu", retag: bool = False) -> Iterator[Sentence]:
         """Parse every sentence of a file (``-`` = stdin; ``raw`` text too) lazily."""
         return self.parse(self.read(path, fmt), retag)
 
-    def tokenize(self, text: str) -> Iterator[Sentence]:
-        """The sentences of raw text (paragraphs separated by blank lines), untagged and unparsed."""
-        return iter(self._tokenizer().tokenize(text))
+    def tokenize(self, text: str, presegmented: bool = False) -> Iterator[Sentence]:
+        """The sentences of raw text (paragraphs separated by blank lines; ``presegmented``: one per line)."""
+        return iter(self._tokenizer().tokenize(text, presegmented))
 
     def tag(
         self, sentences: Iterable[Sentence | Sequence[str]], retag: bool = False, streaming: bool = False
@@ -80,14 +118,14 @@ class Pipeline:
         return self.tagger.tag(sentences, retag, *((1,) if streaming else ()))
 
     def parse_text(self, text: str, batch_size: int = 32) -> list[Sentence]:
-        """Raw text to parsed sentences."""
+        """Raw text to parsed sentences (``pipeline(text)`` gives them as a :class:`Document`)."""
         return list(self.parse(self.tokenize(text), batch_size=batch_size))
 
     def parse(
         self, sentences: Iterable[Sentence | Sequence[str]], retag: bool = False, batch_size: int = 32
     ) -> Iterator[Sentence]:
         """Tokenized sentences (``Sentence`` objects or lists of word forms), tagged and parsed, in order."""
-        return self.parser.parse(self.tag(sentences, retag), batch_size)
+        return self._parser().parse(self.tag(sentences, retag), batch_size)
 
     def candidates(
         self,
@@ -95,12 +133,40 @@ class Pipeline:
         beam: int = 1,
         kbest: int = 1,
         batch_size: int = 32,
+        confidence: str | None = None,
+        *,
         retag: bool = False,
     ) -> Iterator[list[Sentence]]:
-        """Each sentence's parses (the parser's ``candidates``) after tagging."""
-        return self.parser.candidates(self.tag(sentences, retag), beam, kbest, batch_size)
+        """Each sentence's parses (the parser's ``candidates``, the same arguments) after tagging."""
+        return self._parser().candidates(self.tag(sentences, retag), beam, kbest, batch_size, confidence)
 
     def _tokenizer(self) -> Tokenizer:
         if self.tokenizer is None:
-            raise ModelError("this pipeline has no tokenizer: give tokenized text or CoNLL-U")
+            raise ModelError("this pipeline has no tokenizer: give tokenized text or CoNLL-U (or add --tokenizer)")
         return self.tokenizer
+
+    def _parser(self) -> Parser:
+        if self.parser is None:
+            raise ModelError("this pipeline has no parser: it can tokenize and tag only")
+        return self.parser
+
+
+PART_ARCHS = {"stacklstm": "parser", "tagger": "tagger", "tokenizer": "tokenizer"}
+
+
+def _parts_of(path: str | Path) -> dict[str, Path]:
+    """The parts a model directory brings: a pipeline's, or the one part it is."""
+    arch = model_arch(path)
+    if arch == ARCH:
+        return part_directories(path)
+    if arch not in PART_ARCHS:
+        raise ModelError(f"{path}: a {arch} model is not a pipeline's part (a parser, tagger or tokenizer)")
+    return {PART_ARCHS[arch]: Path(path)}
+
+
+def _part(path: str | Path, kind: str) -> Path:
+    """The ``kind`` part (tagger, tokenizer) that a directory is or, as a pipeline, has."""
+    found = _parts_of(path).get(kind)
+    if found is None:
+        raise ModelError(f"{path}: neither a {kind} nor a pipeline with one")
+    return found

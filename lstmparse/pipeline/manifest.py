@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lstmparse.errors import ModelError
-from lstmparse.model_io import CONFIG, read_manifest
+from lstmparse.model_io import CONFIG, DEFAULT_MODEL, read_manifest
 
 ARCH = "pipeline"
 PARTS = ("tokenizer", "tagger", "parser")
@@ -26,3 +26,8 @@ def part_directories(path: str | Path) -> dict[str, Path]:
     if unknown:
         raise ModelError(f"{path / CONFIG}: unknown parts {sorted(unknown)}; a pipeline has {', '.join(PARTS)}")
     return {name: (path / directory).resolve() for name, directory in parts.items()}
+
+
+def default_tokenizer() -> Path:
+    """The default pipeline's tokenizer: it splits raw text for models that have no tokenizer (constituency)."""
+    return part_directories(DEFAULT_MODEL)["tokenizer"]

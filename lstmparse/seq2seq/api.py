@@ -2,7 +2,7 @@
 
 import lstmparse
 constituency = lstmparse.load("models/en_gum_seq2seq")  # see models/README.md
-for tree in constituency.parse("The dog barks .\nIt is late ."):
+for tree in constituency.parse([["The", "dog", "barks", "."], ["It", "is", "late", "."]]):
     print(tree.to_bracketed())
 for candidates in constituency.parse_kbest([["The", "dog", "barks", "."]], beam=10, k=3):
     print([(c.rank, round(c.log_prob, 2)) for c in candidates])
@@ -71,19 +71,20 @@ class ConstituencyParser:
 
     def parse(
         self,
-        sentences: str | Iterable[PTBTree | Sentence | Sequence[str] | str],
+        sentences: Iterable[PTBTree | Sentence | Sequence[str]],
         beam: int = 10,
         constrained: bool = True,
         batch_size: int = 64,
     ) -> Iterator[ParsedTree]:
         """Parse sentences, in order: the best tree of each sentence's beam.
 
-        ``sentences`` is text (one sentence per line, tokens separated by spaces) or
-        an iterable of token lists, strings (one sentence each), CoNLL-U sentences or
-        bracketed trees (re-parsed from their words).  The preterminals carry the
-        input's own POS tags, else the tagger's, else XX (see the class).  ``constrained`` decoding only
-        follows prefixes of well-formed trees; without it, as in the paper, a malformed
-        output is repaired afterwards.  ``batch_size`` hypotheses (sentences times
+        ``sentences`` is an iterable of token lists, CoNLL-U sentences or bracketed
+        trees (re-parsed from their words), as every family's ``parse`` takes; a
+        string is refused (raw text: tokenize it first, ``lstmparse.load().tokenize(text)``).
+        The preterminals carry the input's own POS tags, else the tagger's, else XX
+        (see the class).  ``constrained`` decoding only follows prefixes of
+        well-formed trees; without it, as in the paper, a malformed output is
+        repaired afterwards.  ``batch_size`` hypotheses (sentences times
         beam) are decoded together; the trees are those of one sentence at a time.
         """
         for candidates in self.parse_kbest(sentences, beam, 1, constrained, batch_size):
@@ -91,7 +92,7 @@ class ConstituencyParser:
 
     def parse_kbest(
         self,
-        sentences: str | Iterable[PTBTree | Sentence | Sequence[str] | str],
+        sentences: Iterable[PTBTree | Sentence | Sequence[str]],
         beam: int = 10,
         k: int = 1,
         constrained: bool = True,
@@ -104,9 +105,12 @@ class ConstituencyParser:
         """
         if not 1 <= k <= beam:
             raise ValueError(f"k = {k} needs 1 <= k <= beam (beam = {beam})")
-        if isinstance(sentences, str):
-            sentences = sentences.splitlines()
-        for batch in windows((item for item in sentences if not _blank(item)), SENTENCE_WINDOW):
+        if isinstance(sentences, (str, Sentence, PTBTree)):
+            raise TypeError(
+                "parse() takes an iterable of sentences, each a token list, Sentence or PTBTree; "
+                f"got one {type(sentences).__name__} (raw text: tokenize it first, lstmparse.load().tokenize(text))"
+            )
+        for batch in windows(iter(sentences), SENTENCE_WINDOW):
             words = [words_of(item) for item in batch]
             tags = self._tags([given_tags(item) for item in batch], words)
             decoded_batch = self.model.kbest_many(words, beam, k, constrained, batch_size)
@@ -157,12 +161,7 @@ def given_tags(item: object) -> list[str] | None:
     return None
 
 
-def _blank(item: object) -> bool:
-    """A blank line of text input: not a sentence."""
-    return isinstance(item, str) and not item.strip()
-
-
-def words_of(item: PTBTree | Sentence | Sequence[str] | str, number: int = 0) -> list[str]:
+def words_of(item: PTBTree | Sentence | Sequence[str], number: int = 0) -> list[str]:
     """The words to parse, written as a bracketed tree holds them (parentheses as -LRB-/-RRB-).
 
     Token lists are checked as every family's ``parse`` checks them
@@ -170,8 +169,10 @@ def words_of(item: PTBTree | Sentence | Sequence[str] | str, number: int = 0) ->
     """
     if isinstance(item, PTBTree):
         return item.words
+    if isinstance(item, str):
+        raise TypeError(f"a sentence is a token list, not a str: {item.split()[:3]!r}...")
     try:
-        forms = as_sentence(item.split() if isinstance(item, str) else item, number).forms
+        forms = as_sentence(item, number).forms
     except (TypeError, ValueError) as error:
         raise InputError("<input>", None, f"a sentence must be non-empty words without spaces: {error}") from None
     if any(" " in form for form in forms):

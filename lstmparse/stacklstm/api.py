@@ -11,6 +11,7 @@ before it parses; ``Parser.load()`` without a path gives that pipeline's parser.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,15 +83,33 @@ class Parser:
         return (_ranked(sentence, candidates) for sentence, candidates in decoded)
 
     def candidates(
-        self, sentences: Iterable[Sentence | Sequence[str]], beam: int = 1, kbest: int = 1, batch_size: int = 32
+        self,
+        sentences: Iterable[Sentence | Sequence[str]],
+        beam: int = 1,
+        kbest: int = 1,
+        batch_size: int = 32,
+        confidence: str | None = None,
     ) -> Iterator[list[Sentence]]:
         """Each sentence's list of parses: the greedy one (``beam`` 1), or the ``kbest`` best, ranked and scored.
 
         What ``lstmparse parse`` writes, whatever runs it (``--jobs``, ``parse-corpus``).
+        ``confidence`` puts a number per word in MISC (``Conf=0.93``) and the tree's
+        in ``# parse_confidence``: ``greedy``, the probability the parser gave the action
+        that attached the word (and the product over the derivation for the tree);
+        ``kbest``, the share of the k-best list's probability mass whose tree has the
+        word's arc (``kbest`` at least 2; the mass of the tree itself for the tree).
         """
-        if beam == 1:
-            return ([sentence] for sentence in self.parse(sentences, batch_size))
-        return self.parse_kbest(sentences, beam, kbest, batch_size)
+        if confidence is None:
+            if beam == 1:
+                return ([sentence] for sentence in self.parse(sentences, batch_size))
+            return self.parse_kbest(sentences, beam, kbest, batch_size)
+        if confidence not in CONFIDENCE_KINDS:
+            raise ValueError(f"confidence is one of {CONFIDENCE_KINDS}, not {confidence!r}")
+        if confidence == "kbest" and kbest < 2:
+            raise ValueError("confidence from the k-best list needs kbest of at least 2")
+        _check_search(beam, kbest, batch_size)
+        decoded = self._decoded(self._readable(checked_sentences(sentences)), beam, kbest, batch_size)
+        return (_with_confidence(sentence, trees, confidence, beam > 1) for sentence, trees in decoded)
 
     def _readable(self, sentences: Iterator[Sentence]) -> Iterator[Sentence]:
         """The sentences, once it is clear that they fill the tag columns the model reads.
@@ -169,6 +188,49 @@ def _ranked(sentence: Sentence, candidates: list) -> list[Sentence]:
         )
         for rank, c in enumerate(candidates, start=1)
     ]
+
+
+CONFIDENCE_KINDS = ("greedy", "kbest")
+
+
+def _with_confidence(sentence: Sentence, trees: list, kind: str, ranked: bool) -> list[Sentence]:
+    """The candidates with their confidence per word (MISC ``Conf``) and per tree (``# parse_confidence``)."""
+    parses = _ranked(sentence, trees) if ranked else [sentence.with_tree(trees[0].heads, trees[0].labels)]
+    if kind == "greedy":
+        per_word = [[math.exp(value) for value in tree.arc_log_probs] for tree in trees]
+        per_tree = [math.exp(tree.score) for tree in trees]
+    else:
+        per_word, per_tree = kbest_confidence(trees)
+    return [
+        parse.with_misc("Conf", [f"{value:.4f}" for value in words]).with_comments(
+            [f"# parse_confidence = {tree_value:.4f}"]
+        )
+        for parse, words, tree_value in zip(parses, per_word, per_tree, strict=False)
+    ]
+
+
+def kbest_confidence(trees: list) -> tuple[list[list[float]], list[float]]:
+    """Per tree of a k-best list: each word's share of the list's probability mass whose tree has its arc
+    (same head and label), and the tree's own share."""
+    scores = [tree.score for tree in trees]
+    top = max(scores)
+    weights = [math.exp(score - top) for score in scores]
+    total = sum(weights)
+    shares = [weight / total for weight in weights]
+    per_word = []
+    for tree in trees:
+        arcs = list(zip(tree.heads, tree.labels, strict=True))
+        per_word.append(
+            [
+                sum(
+                    share
+                    for other, share in zip(trees, shares, strict=True)
+                    if (other.heads[i], other.labels[i]) == arc
+                )
+                for i, arc in enumerate(arcs)
+            ]
+        )
+    return per_word, shares
 
 
 def _decoded_by_length(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,11 +23,17 @@ from lstmparse.stacklstm.model import StackLSTMParser
 
 @dataclass
 class DecodedTree:
-    """A complete parse and its total log-probability under the model."""
+    """A complete parse, its total log-probability under the model, and each word's attaching action's.
+
+    ``arc_log_probs[i]`` is the log-probability the parser gave the action that
+    attached word ``i + 1`` (0.0 where that move was forced), given the
+    derivation so far: a greedy action probability, not a marginal over trees.
+    """
 
     heads: list[int]
     labels: list[str]
     score: float
+    arc_log_probs: list[float] = field(default_factory=list)
 
 
 class BatchDecoder:
@@ -73,8 +79,7 @@ class BatchDecoder:
                 for i, action, gain in zip(to_score, best.tolist(), best_log_probs.tolist(), strict=True):
                     actions[i], gains[i] = action, gain
             for config, action, gain in zip(unfinished, actions, gains, strict=True):
-                step(config, action)
-                config.score += gain
+                config.take(step, action, gain)
             unfinished = [config for config in unfinished if not system.is_final(config)]
 
     def _search(self, beams: list[list[LockstepConfiguration]], beam: int) -> None:
@@ -144,8 +149,8 @@ class BatchDecoder:
             if uses[parent]:  # a later successor still needs the original
                 config = config.copy()
             if action != self.finished:
-                self.parser.step(config, action)
-                config.score = total
+                config.take(self.parser.step, action, total - config.score)
+                config.score = total  # the exact total, free of the rounding of the sum
             successors.append(config)
         return successors
 
@@ -153,7 +158,8 @@ class BatchDecoder:
         best: dict[tuple, DecodedTree] = {}
         for config in sorted(hypotheses, key=lambda c: -c.score):
             heads, labels = self.parser.finished_tree(config)
-            best.setdefault((tuple(heads), tuple(labels)), DecodedTree(heads, labels, config.score))
+            tree = DecodedTree(heads, labels, config.score, config.arc_log_probs[1:])
+            best.setdefault((tuple(heads), tuple(labels)), tree)
         return list(best.values())[:kbest]
 
 

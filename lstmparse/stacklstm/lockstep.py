@@ -141,9 +141,25 @@ class LockstepConfiguration(NeuralConfiguration):
         self.action_vectors = graph.action_vectors
         self.stack_top, self.buffer_top, self.history = graph.empty_stacks
         self.score = 0.0
+        self.arc_log_probs = [0.0] * (n + 1)  # per word: log-probability of the action that attached it
+        self.arcs_made, self.last_dependent = 0, 0  # how many arcs, and the word the latest one attached
 
     def represent_arc(self, head: int, dependent: int, action: int) -> None:
         self.vectors[head] = Vector(head=self.vectors[head], dependent=self.vectors[dependent], action=action)
+        self.arcs_made, self.last_dependent = self.arcs_made + 1, dependent
+
+    def copy(self) -> LockstepConfiguration:
+        clone = super().copy()
+        clone.arc_log_probs = self.arc_log_probs[:]
+        return clone
+
+    def take(self, step, action: int, log_prob: float) -> None:
+        """Apply ``action`` (chosen with ``log_prob``): the score grows, an arc it makes keeps its log-probability."""
+        arcs_before = self.arcs_made
+        step(self, action)
+        self.score += log_prob
+        if self.arcs_made > arcs_before:
+            self.arc_log_probs[self.last_dependent] = log_prob
 
     def record(self, action: int) -> None:
         self.history = self.history.push(self.action_vectors[action])

@@ -34,9 +34,11 @@ def parse_in_processes(
     beam: int = 1,
     kbest: int = 1,
     memory_mb: int = backend.DEFAULT_MEMORY_MB,
-    batch_size: int = 32,
+    **search,
 ) -> Iterator[list[Sentence]]:
     """For each input sentence, in order, its list of parsed candidates (one when greedy).
+
+    ``search`` may hold :meth:`Parser.candidates`'s ``batch_size`` and ``confidence``.
 
     The input is read here, in the parent: when it turns out malformed, the
     sentences read before the bad one are still parsed and yielded, and then the
@@ -48,7 +50,10 @@ def parse_in_processes(
     executor = worker_pool(jobs, loaded_parser, (model_path, memory_mb))
     try:
         yield from _results_in_order(
-            executor, windows(sentences, CHUNK), jobs, (model_path, memory_mb, beam, kbest, batch_size)
+            executor,
+            windows(sentences, CHUNK),
+            jobs,
+            (model_path, memory_mb, beam, kbest, search.get("batch_size", 32), search.get("confidence")),
         )
     except BrokenProcessPool:
         stop_now(executor)
@@ -86,11 +91,14 @@ def _results_in_order(
         raise error
 
 
-def _parse_chunk(chunk: list[Sentence], model_path: str | None, memory_mb: int, beam: int, kbest: int, batch_size: int):
-    """The chunk's parses, and the input error that stopped it (the parses before it are kept)."""
+def _parse_chunk(chunk: list[Sentence], model_path: str | None, memory_mb: int, *search):
+    """The chunk's parses, and the input error that stopped it (the parses before it are kept).
+
+    ``search`` is what :meth:`Parser.candidates` takes after the sentences (beam, kbest, batch size, confidence).
+    """
     results: list[list[Sentence]] = []
     try:
-        results.extend(loaded_parser(model_path, memory_mb).candidates(chunk, beam, kbest, batch_size))
+        results.extend(loaded_parser(model_path, memory_mb).candidates(chunk, *search))
     except InputError as error:
         return results, error
     return results, None

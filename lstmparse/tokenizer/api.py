@@ -21,6 +21,7 @@ from pathlib import Path
 from lstmparse.batching import windows
 from lstmparse.errors import ModelError
 from lstmparse.formats import N_COLUMNS, Sentence, Token, numbered_lines, open_input
+from lstmparse.inputs import checked_text
 from lstmparse.tokenizer.model import CharacterLabeller
 from lstmparse.tokenizer.segmentation import Span, label_paragraphs, segment
 
@@ -30,33 +31,57 @@ WHITE_SPACE = re.compile(r"\s")
 
 @dataclass
 class RawParagraph:
-    """A paragraph of raw text and where it starts, for messages."""
+    """A paragraph of raw text and where it starts: its line (for messages) and character offset (for words)."""
 
     text: str
     path: str = "<input>"
     line: int = 1
+    offset: int = 0
 
 
-def read_raw(path: str) -> Iterator[RawParagraph]:
-    """The paragraphs of a raw text file (``-`` = stdin): runs of non-blank lines, read lazily."""
+def read_raw(path: str, presegmented: bool = False) -> Iterator[RawParagraph]:
+    """The paragraphs of a raw text file (``-`` = stdin): runs of non-blank lines, read lazily.
+
+    ``presegmented``: each line is one sentence, a paragraph that is not split.
+    """
     name = "<stdin>" if path == "-" else path
     with open_input(path) as handle:
-        yield from raw_paragraphs(numbered_lines(handle, name), name)
+        yield from (presegmented_lines if presegmented else raw_paragraphs)(numbered_lines(handle, name), name)
 
 
 def raw_paragraphs(numbered: Iterable[tuple[int, str]], name: str = "<input>") -> Iterator[RawParagraph]:
+    """Runs of non-blank lines; offsets count each line end as one character (as ``\\n`` does)."""
     lines: list[str] = []
-    first = 1
+    first = offset = first_offset = 0
     for number, line in numbered:
         if line.strip():
             if not lines:
-                first = number
+                first, first_offset = number, offset
             lines.append(line)
         elif lines:
-            yield RawParagraph("\n".join(lines), name, first)
+            yield RawParagraph("\n".join(lines), name, first, first_offset)
             lines = []
+        offset += len(line) + 1
     if lines:
-        yield RawParagraph("\n".join(lines), name, first)
+        yield RawParagraph("\n".join(lines), name, first, first_offset)
+
+
+def presegmented_lines(numbered: Iterable[tuple[int, str]], name: str = "<input>") -> Iterator[RawParagraph]:
+    """Each non-blank line as a paragraph of its own: text given one sentence per line (UDPipe's presegmented)."""
+    offset = 0
+    for number, line in numbered:
+        if line.strip():
+            yield RawParagraph(line, name, number, offset)
+        offset += len(line) + 1
+
+
+def text_lines(text: str) -> Iterator[tuple[int, str]]:
+    """The numbered lines of a string, cut at line ends so that each end is one character.
+
+    ``\\r\\n`` becomes a space and ``\\n`` (the same length) and a lone ``\\r`` a ``\\n``:
+    the words' character offsets then index the caller's own string.
+    """
+    return enumerate(text.replace("\r\n", " \n").replace("\r", "\n").split("\n"), start=1)
 
 
 class Tokenizer:
@@ -71,25 +96,35 @@ class Tokenizer:
             raise ModelError(f"{path}: no such model directory")
         return cls(CharacterLabeller.load(str(path)))
 
-    def tokenize(self, text: str) -> list[Sentence]:
-        """The sentences of raw text (paragraphs separated by blank lines)."""
-        return list(self.tokenize_paragraphs(raw_paragraphs(enumerate(text.splitlines(), start=1))))
+    def tokenize(self, text: str, presegmented: bool = False) -> list[Sentence]:
+        """The sentences of raw text (paragraphs separated by blank lines); words know their offsets in ``text``.
+
+        ``presegmented``: each line is one sentence, tokenized but not split.
+        """
+        lines = text_lines(checked_text(text))
+        if presegmented:
+            return list(self.tokenize_paragraphs(presegmented_lines(lines), split=False))
+        return list(self.tokenize_paragraphs(raw_paragraphs(lines)))
 
     def tokenize_paragraphs(
-        self, paragraphs: Iterable[RawParagraph], window_size: int = PARAGRAPHS_PER_WINDOW
+        self, paragraphs: Iterable[RawParagraph], window_size: int = PARAGRAPHS_PER_WINDOW, split: bool = True
     ) -> Iterator[Sentence]:
         """The sentences of each paragraph, in order, numbered from 1 (``# sent_id``).
 
         Paragraphs are read and labelled ``window_size`` at a time (1: each as soon as
         it ends, for interactive use); a paragraph's labels depend on its own text alone.
+        Without ``split`` a paragraph is one sentence (presegmented text).
         """
         number = 0
         for window in windows(paragraphs, window_size):
             log_probs = label_paragraphs(self.labeller, [p.text for p in window])
             for paragraph, values in zip(window, log_probs, strict=True):
-                for k, spans in enumerate(segment(paragraph.text, values)):
+                found = segment(paragraph.text, values)
+                if not split:
+                    found = [[span for sentence in found for span in sentence]]
+                for k, spans in enumerate(found):
                     number += 1
-                    yield self.sentence(paragraph, spans, number, new_paragraph=k == 0)
+                    yield self.sentence(paragraph, spans, number, new_paragraph=k == 0 and split)
 
     def sentence(self, paragraph: RawParagraph, spans: list[Span], number: int, new_paragraph: bool) -> Sentence:
         """A CoNLL-U sentence of the given tokens, multi-word tokens split into their words."""
@@ -99,6 +134,7 @@ class Tokenizer:
         sentence = Sentence([], comments, [], paragraph.path, paragraph.line)
         for span in spans:
             form = text[span.start : span.end]
+            start, end = paragraph.offset + span.start, paragraph.offset + span.end
             misc = "_" if span.end >= len(text) or text[span.end].isspace() else "SpaceAfter=No"
             words = self.labeller.splitter.split(form) if span.multiword else [form]
             first = len(sentence.tokens) + 1
@@ -108,7 +144,7 @@ class Tokenizer:
             for word in words:
                 sentence.token_lines.append(len(sentence.lines))
                 sentence.lines.append(_line(str(len(sentence.tokens) + 1), word, misc))
-                sentence.tokens.append(Token(len(sentence.tokens) + 1, word))
+                sentence.tokens.append(Token(len(sentence.tokens) + 1, word, start_char=start, end_char=end))
         return sentence
 
 

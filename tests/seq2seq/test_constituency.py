@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from lstmparse.errors import InputError
 from lstmparse.evalb import brackets, evaluate_ptb_files, score_bracketings
+from lstmparse.formats import Sentence
 from lstmparse.ptb import Constituent, PTBTree, base_label, parse_ptb_text, read_ptb, to_bracketed
 from lstmparse.seq2seq.linearization import LEAF, Prefix, delinearize, is_well_formed, linearize, repair
 
@@ -442,7 +443,7 @@ def test_preterminals_carry_the_inputs_tags_else_the_taggers(trained_model: Path
     assert parse_ptb_text(kept.stdout)[0].tags == ["NNS", "VBP"]
     refusals = {
         ("--model", str(trained_model), "--tagger", str(ROOT / "models" / "en_ewt")): "not a tagger",
-        ("--model", str(pipeline), "--tagger", str(pipeline)): "constituency models",
+        ("--model", str(ROOT / "models" / "en_ewt"), "--tagger", str(ROOT / "models" / "en_ewt")): "neither a tagger",
     }
     for options, message in refusals.items():
         refused = lstmparse("parse", *options, "--input-format", "text", stdin="A dog .\n")
@@ -584,20 +585,34 @@ def test_bracketed_input_with_an_error_writes_every_tree_before_it(trained_model
     assert len(result.stdout.splitlines()) == 2
 
 
-def test_load_gives_a_constituency_parser_that_reads_text_and_token_lists(trained_model: Path) -> None:
+def test_load_gives_a_constituency_parser_that_reads_token_lists_and_sentences(trained_model: Path) -> None:
     import lstmparse as api
 
     parser = api.load(trained_model)
     assert isinstance(parser, api.ConstituencyParser)
-    from_text = [p.to_bracketed() for p in parser.parse("The cat sat .\n\nWhy ( really ) ?\n", beam=2)]
-    from_lists = [p.to_bracketed() for p in parser.parse([["The", "cat", "sat", "."], "Why ( really ) ?"], beam=2)]
-    assert from_text == from_lists
-    assert [parse_ptb_text(tree)[0].words for tree in from_text] == [
+    lists = [["The", "cat", "sat", "."], ["Why", "(", "really", ")", "?"]]
+    from_lists = [p.to_bracketed() for p in parser.parse(lists, beam=2)]
+    from_sentences = [p.to_bracketed() for p in parser.parse([Sentence.from_forms(f) for f in lists], beam=2)]
+    assert from_lists == from_sentences
+    assert [parse_ptb_text(tree)[0].words for tree in from_lists] == [
         ["The", "cat", "sat", "."],
         ["Why", "-LRB-", "really", "-RRB-", "?"],
     ]
     with pytest.raises(InputError, match="non-empty words"):
         list(parser.parse([[]]))
+
+
+def test_a_string_is_refused_as_the_dependency_api_refuses_it(trained_model: Path) -> None:
+    """ "Dogs bark." would be split on spaces into "Dogs" and "bark." (issue 33): refused, as parse([...]) expects."""
+    import lstmparse as api
+
+    parser = api.load(trained_model)
+    with pytest.raises(TypeError, match="iterable of sentences"):
+        list(parser.parse("Dogs bark."))
+    with pytest.raises(TypeError, match="not a str"):
+        list(parser.parse(["Dogs bark ."]))
+    with pytest.raises(InputError, match="non-empty words"):
+        list(parser.parse([["Dogs", " "]]))
 
 
 def test_kbest_trees_are_ranked_by_score_and_the_first_is_the_parse(any_model: Path, small_gum) -> None:

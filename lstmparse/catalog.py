@@ -1,0 +1,109 @@
+"""Models by name: ``--model en_ewt_upos`` and ``lstmparse.load("en_ewt_upos")`` from any directory.
+
+A name is looked up, in order, in each directory of ``LSTMPARSE_MODELS`` (a list
+separated by ``os.pathsep``, for a user's own models), the checkout's ``models/``
+and the installed copy (``<prefix>/share/lstmparse/models``).  A path that exists is
+used as it is, so every existing command line keeps working.  A model directory may
+hold a ``card.json`` (``language``, ``data``, ``task``, ``figures``) that
+``lstmparse models`` shows; without one the task comes from ``config.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from lstmparse.errors import ModelError
+from lstmparse.model_io import CONFIG, model_arch, model_search_path
+
+CARD = "card.json"
+TASKS = {
+    "pipeline": "raw text to dependency trees",
+    "stacklstm": "dependency parser",
+    "tagger": "tagger",
+    "tokenizer": "tokenizer",
+    "treelstm": "tree language model (reranking)",
+    "ldtreelstm": "tree language model (reranking)",
+    "seq2seq": "constituency parser",
+    "seq2seq_ensemble": "constituency parser (ensemble)",
+}
+
+
+def search_path() -> list[Path]:
+    """The directories that hold models by name (those that exist), first match wins."""
+    return [directory for directory in model_search_path() if directory.is_dir()]
+
+
+def resolve_model(name_or_path: str | Path) -> Path:
+    """The model directory a name or a path means; a name that is nowhere raises :class:`ModelError`."""
+    path = Path(name_or_path)
+    if path.is_dir():
+        return path
+    if not path.is_absolute():
+        for directory in search_path():
+            if (directory / path / CONFIG).is_file():
+                return directory / path
+    places = ", ".join(str(d) for d in search_path()) or "no model directory"
+    raise ModelError(
+        f"{name_or_path}: no such model directory, nor a model of that name in {places} "
+        "(`lstmparse models` lists them; LSTMPARSE_MODELS adds directories)"
+    )
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What ``lstmparse models`` says of one model."""
+
+    name: str
+    path: Path
+    task: str
+    language: str
+    size_mb: float
+    figures: str
+
+
+def available_models() -> list[ModelInfo]:
+    """Every model reachable by name (a name shadowed by an earlier directory is listed once)."""
+    found: dict[str, ModelInfo] = {}
+    for directory in search_path():
+        for candidate in sorted(directory.iterdir()):
+            if candidate.name not in found and (candidate / CONFIG).is_file():
+                found[candidate.name] = model_info(candidate)
+    return list(found.values())
+
+
+def model_info(directory: Path) -> ModelInfo:
+    """A model's card, completed from its configuration and its files' size."""
+    card = _read_card(directory)
+    return ModelInfo(
+        name=directory.name,
+        path=directory,
+        task=card.get("task") or TASKS.get(model_arch(directory), model_arch(directory)),
+        language=card.get("language", "?"),
+        size_mb=_size_mb(directory),
+        figures=card.get("figures", ""),
+    )
+
+
+def _read_card(directory: Path) -> dict:
+    try:
+        card = json.loads((directory / CARD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return card if isinstance(card, dict) else {}
+
+
+def _size_mb(directory: Path) -> float:
+    """The size of the files the model reads: its own, and the parts or members its manifest names."""
+    files = {f.resolve() for f in directory.rglob("*") if f.is_file()}
+    try:
+        config = json.loads((directory / CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = {}
+    linked = list(config.get("parts", {}).values()) + list(config.get("members", []))
+    for relative in linked:
+        part = (directory / relative).resolve()
+        if part.is_dir() and not part.is_relative_to(directory.resolve()):
+            files |= {f.resolve() for f in part.rglob("*") if f.is_file()}
+    return sum(f.stat().st_size for f in files) / 1e6
