@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_wp
 
-.PHONY: install test lint bench bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-hu clean dynet-gpu
+.PHONY: install test test-all lint bench bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-hu clean dynet-gpu
 
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,8 +15,12 @@ $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml constraints.txt
 
 install: $(BIN)/lstmparse
 
+# The fast suite (a few minutes on 2 cores); test-all adds the slow end-to-end tests (what CI runs).
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow"
+
+test-all: install
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 lint: install
 	$(BIN)/ruff check .

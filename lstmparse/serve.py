@@ -279,6 +279,22 @@ def create_app(models: list[ServedModel], workers: int = 1, limits: Limits = Lim
     )
 
 
+def run_server(app, host: str, port: int) -> None:
+    """Serve ``app`` until Ctrl-C (or SIGTERM); a second Ctrl-C stops without waiting for open connections.
+
+    uvicorn raises the stopping signal again once it has shut down (so that a caller
+    dies of it); here stopping is the normal end of the command, so it is not.
+    """
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            super().handle_exit(sig, frame)
+            getattr(self, "_captured_signals", []).clear()
+
+    Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
+
+
 async def _parameters(request) -> dict[str, str]:
     """The query string's parameters and the form's (URL-encoded or multipart; an uploaded file's text)."""
     params = dict(request.query_params)

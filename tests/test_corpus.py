@@ -141,6 +141,7 @@ def start_two_workers(paths: list[Path], out: Path):
     return start_in_own_group([*command, *map(str, paths), "--output-dir", str(out)])
 
 
+@pytest.mark.slow
 def test_a_killed_local_worker_costs_a_retry_not_the_run(long_corpus, tmp_path):
     out = tmp_path / "out"
     process = start_two_workers(long_corpus["paths"], out)
@@ -155,6 +156,7 @@ def test_a_killed_local_worker_costs_a_retry_not_the_run(long_corpus, tmp_path):
     assert_outputs(out, long_corpus["expected"])
 
 
+@pytest.mark.slow
 def test_ctrl_c_exits_130_and_leaves_only_whole_outputs(long_corpus, tmp_path):
     """A terminal's Ctrl-C reaches the command and its workers; finished shards stay, nothing half-written does."""
     out = tmp_path / "out"
@@ -185,6 +187,7 @@ def dask_cluster():
     cluster.close()
 
 
+@pytest.mark.slow
 def test_a_dask_cluster_writes_what_parse_writes(dask_cluster, corpus, tmp_path):
     cluster, _ = dask_cluster
     result = parse_corpus(*corpus["paths"], "--output-dir", tmp_path / "out", "--scheduler", cluster.scheduler_address)
@@ -192,6 +195,7 @@ def test_a_dask_cluster_writes_what_parse_writes(dask_cluster, corpus, tmp_path)
     assert_outputs(tmp_path / "out", corpus["expected"])
 
 
+@pytest.mark.slow
 def test_a_killed_dask_worker_has_its_shard_parsed_elsewhere(dask_cluster, long_corpus, tmp_path):
     cluster, client = dask_cluster
     out = tmp_path / "out"
@@ -228,6 +232,7 @@ def test_a_rerun_with_every_output_done_loads_no_model(corpus, tmp_path):
     assert str(model) in result.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_a_constituency_model_parses_shards_as_parse_does(tmp_path):
     """Issue 33, defect 7: parse-corpus refused seq2seq models."""
     shards = tmp_path / "shards"

@@ -326,6 +326,7 @@ CONLLU_ISH = st.lists(
 ).map("".join)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_the_command_line_on_random_input_exits_0_or_2_with_valid_output(tmp_path_factory, jobs):
     @settings(max_examples=12 if jobs == 1 else 5, deadline=None, suppress_health_check=list(HealthCheck))

@@ -14,6 +14,8 @@ from test_faults import lstmparse_cli as lstmparse
 from lstmparse.formats import read_sentences
 from lstmparse.tokenizer.data import paragraphs
 
+pytestmark = pytest.mark.slow  # trains a whole pipeline (tokenizer, jack-knifed tagger, parser)
+
 
 @pytest.fixture(scope="module")
 def pipeline(small_treebank, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:

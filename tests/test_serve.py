@@ -191,6 +191,7 @@ def test_an_address_in_use_is_one_line(server):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_service_and_its_workers(tmp_path):
     port = free_port()
     process = subprocess.Popen(
@@ -223,6 +224,7 @@ CHROMEDRIVER = shutil.which("chromedriver")
 NO_BROWSER = (CHROMIUM is None or CHROMEDRIVER is None) and not os.environ.get("LSTMPARSE_REQUIRE_BROWSER")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(NO_BROWSER, reason="needs Debian's chromium and chromium-driver (.ci/run installs them)")
 def test_the_page_draws_the_parse_in_a_real_browser(server, tmp_path):
     """Headless Chromium opens the page, types a sentence, submits, and finds one labelled arc per word."""

@@ -74,6 +74,7 @@ def test_readme_first_command_parses_the_sample():
     assert str(DEFAULT_MODEL.name) in (ROOT / "README.md").read_text()
 
 
+@pytest.mark.slow
 def test_readme_shell_examples_run(tmp_path):
     """Every ``sh`` block of the README except the set-up ones runs as a script, as a user would."""
     blocks = [block for block in readme_blocks("sh") if not block.lstrip().startswith("make")]

@@ -33,18 +33,19 @@ def serve(models, host, port, workers, max_chars, max_sentences, memory_mb) -> N
     from lstmparse.errors import ConfigurationError
 
     try:
-        import uvicorn
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
     except ImportError:
         raise ConfigurationError("lstmparse serve needs its web libraries: pip install 'lstmparse[serve]'") from None
     from lstmparse.model_io import DEFAULT_MODEL
-    from lstmparse.serve import Limits, ServedModel, create_app
+    from lstmparse.serve import Limits, ServedModel, create_app, run_server
 
     served = [ServedModel.of(model) for model in models or [str(DEFAULT_MODEL)]]
     _check_port_free(host, port)
     app = create_app(served, workers, Limits(max_chars, max_sentences), memory_mb)
     names = ", ".join(model.name for model in served)
     click.echo(f"lstmparse: serving {names} at http://{host}:{port}/ with {workers} worker(s); Ctrl-C stops", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    run_server(app, host, port)
     click.echo("lstmparse: stopped", err=True)
 
 

@@ -300,6 +300,7 @@ def any_model(request, trained_model: Path, extended_model: Path, ensemble_model
     return {"paper": trained_model, "extended": extended_model, "ensemble": ensemble_model}[request.param]
 
 
+@pytest.mark.slow
 def test_the_extensions_are_stored_with_the_model(extended_model: Path, trained_model: Path) -> None:
     import lstmparse as api
 
@@ -331,6 +332,7 @@ def test_training_lowers_the_loss_and_keeps_the_best_dev_f1(trained_model: Path)
     assert record["best_dev_f1"] > 0
 
 
+@pytest.mark.slow
 def test_training_resumes_from_the_best_model_and_refuses_other_options(trained_model: Path, small_gum, tmp_path):
     import json
     import shutil
@@ -648,6 +650,7 @@ def test_parse_kbest_writes_a_scored_block_per_sentence(trained_model: Path) -> 
     assert refused.returncode == 2 and "--kbest 3" in refused.stderr
 
 
+@pytest.mark.slow
 def test_kept_epochs_average_into_a_model_that_parses(small_gum, tmp_path: Path) -> None:
     model = trained_on_small_gum(small_gum, tmp_path, "--epochs", "2", "--hidden", "24", "--keep-epochs")
     epochs = [model / "epochs" / "1", model / "epochs" / "2"]

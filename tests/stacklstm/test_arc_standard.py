@@ -10,6 +10,7 @@ from lstmparse.stacklstm.systems.base import LEFT, RIGHT, SHIFT
 from lstmparse.tree import is_projective, non_projective_arcs, tree_problem
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("treebank", ["en_ewt/train.conllu", "hu_szeged/train.conllu"])
 def test_static_oracle_reproduces_exactly_the_projective_trees(treebank, ewt):
     sentences = read_treebank(str(ewt.parent / treebank))

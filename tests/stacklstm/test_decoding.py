@@ -58,6 +58,7 @@ def test_beam_search_does_not_depend_on_the_batch(parser, dev):
         assert [_score(c) for c in one] == pytest.approx([_score(c) for c in other], abs=1e-3)
 
 
+@pytest.mark.slow
 def test_kbest_output_is_the_same_in_every_run(ewt, tmp_path):
     """Scores must not depend on where Python put objects in memory (which once ordered the batches)."""
     sample = tmp_path / "in.conllu"

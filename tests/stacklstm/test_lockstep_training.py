@@ -123,6 +123,7 @@ def test_training_dropout_draws_a_mask_per_word_and_sentence(sentences):
     np.testing.assert_allclose(plain[0][0], plain[1][0])  # no dropout when decoding
 
 
+@pytest.mark.slow
 def test_both_batchings_train_the_same_model(small_treebank, tmp_path):
     """One epoch at batch 4, exploring, with each batching: the same loss and dev scores."""
     records = {}

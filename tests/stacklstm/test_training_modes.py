@@ -67,6 +67,7 @@ def test_exploration_samples_from_the_sharpened_distribution():
     assert sample([2], log_probs, 0.75, rng) == 2
 
 
+@pytest.mark.slow
 def test_resumed_training_repeats_the_uninterrupted_run(tmp_path, small_treebank):
     """Two epochs in one go equal one epoch, an interruption, and --resume for the second."""
 

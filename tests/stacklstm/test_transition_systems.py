@@ -142,17 +142,20 @@ def oracle_agreement(name: str, walk: str, trees: int = 150, seed: int = 7) -> t
     return exact, seen
 
 
+@pytest.mark.slow
 def test_arc_hybrid_dynamic_oracle_zero_cost_actions_are_exactly_the_optimal_ones():
     exact, seen = oracle_agreement("arc-hybrid", "random")
     assert exact == seen > 500
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [name for name, system in SYSTEMS.items() if system.has_oracle("dynamic")])
 def test_dynamic_oracle_is_exact_on_the_gold_path(name):
     exact, seen = oracle_agreement(name, "gold")
     assert exact == seen > 500
 
 
+@pytest.mark.slow
 def test_arc_eager_dynamic_oracle_is_nearly_exact_off_the_gold_path():
     """The single-root rules make arc-eager's costs interact (Goldberg & Nivre's are exact without them):
     off the gold path some configurations get a zero-cost set that is not exactly the optimal one."""
