@@ -63,7 +63,8 @@ def test_json_lines_follow_the_documented_schema(ewt_dev):
         assert [w["form"] for w in record["words"]] == sentence.forms
         assert [w["head"] for w in record["words"]] == sentence.heads
         assert set(record["words"][0]) == {
-            "id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "misc", "start_char", "end_char"
+            "id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "misc", "confidence", "start_char",
+            "end_char",
         }  # fmt: skip
         assert all(w["lemma"] != "_" for w in record["words"])  # blanks are null
 
