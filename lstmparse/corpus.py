@@ -31,7 +31,7 @@ from lstmparse.document import sentences_text
 from lstmparse.errors import ConfigurationError, InputError
 from lstmparse.formats import RAW_FORMATS
 from lstmparse.pipeline.manifest import default_tokenizer
-from lstmparse.processes import loaded, loaded_parser
+from lstmparse.processes import loaded
 
 ATTEMPTS = 3  # a shard whose worker died this often is reported as failed
 _one_graph_at_a_time = threading.Lock()  # DyNet has one computation graph per process; Dask may use threads
@@ -142,7 +142,15 @@ def _model_of(job: ShardJob):
     """The job's model, loaded once per process (a Dask worker keeps it between shards)."""
     if job.constituency:
         return loaded(job.model, job.memory_mb, _load_constituency)
-    return loaded_parser(job.model, job.memory_mb)
+    return loaded(job.model, job.memory_mb, _load_pipeline)
+
+
+def _load_pipeline(model: str | None):
+    """A pipeline directory, or a parser's as a pipeline of it alone (raw text needs the pipeline's tokenizer)."""
+    from lstmparse.model_io import DEFAULT_MODEL
+    from lstmparse.pipeline.api import Pipeline
+
+    return Pipeline.load_any(model or DEFAULT_MODEL)
 
 
 def _load_constituency(model: str):

@@ -58,15 +58,6 @@ def stop_now(executor: ProcessPoolExecutor) -> None:
         worker.join()
 
 
-def loaded_parser(model: str | None, memory_mb: int = backend.DEFAULT_MEMORY_MB):
-    """The dependency parser (as a :class:`~lstmparse.pipeline.api.Pipeline`) this process loaded, loaded once.
-
-    A worker keeps it for all its work.  A pipeline model directory brings its
-    tokenizer and tagger; a parser's directory is a pipeline of the parser alone.
-    """
-    return loaded(model, memory_mb, _load_pipeline)
-
-
 def loaded(model: str | None, memory_mb: int, load: Callable[[str | None], object]):
     """What ``load(model)`` gives, loaded once per process (and kind of load).
 
@@ -78,13 +69,6 @@ def loaded(model: str | None, memory_mb: int, load: Callable[[str | None], objec
         backend.configure(seed=1, memory_mb=memory_mb, if_loaded="keep")
         _models[key] = load(model)
     return _models[key]
-
-
-def _load_pipeline(model: str | None):
-    from lstmparse.model_io import DEFAULT_MODEL
-    from lstmparse.pipeline.api import Pipeline
-
-    return Pipeline.load_any(model or DEFAULT_MODEL)
 
 
 def _start_worker(initializer: Callable | None, initargs: tuple) -> None:

@@ -131,3 +131,11 @@ def test_lstmparse_models_is_searched_first_for_the_default_model(tmp_path):
             assert result.returncode == 0 and result.stdout.count("\n\n") == 3, result.stderr
         else:
             assert result.returncode == 2 and str(tmp_path / "broken" / DEFAULT_MODEL.name) in result.stderr
+
+
+def test_the_default_parser_is_the_default_pipelines():
+    """Parser.load() without a path (stacklstm knows no pipelines) loads what the default pipeline's manifest names."""
+    from lstmparse.model_io import TAG_FREE_MODEL
+    from lstmparse.pipeline.manifest import part_directories
+
+    assert part_directories(DEFAULT_MODEL)["parser"] == TAG_FREE_MODEL.resolve()

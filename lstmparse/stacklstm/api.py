@@ -6,7 +6,8 @@ for sentence in parser.parse([["The", "dog", "barks", "."]]):
     print(sentence.to_conllu())
 
 (``lstmparse.load()`` without a path gives the default pipeline, which tags
-before it parses; ``Parser.load()`` without a path gives that pipeline's parser.)
+before it parses; ``Parser.load()`` without a path gives that pipeline's parser,
+``models/en_ewt``, which reads no tags.)
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence, read_sentences
 from lstmparse.inputs import checked_sentences
 from lstmparse.model_io import DEFAULT_MODEL, TAG_FREE_MODEL
-from lstmparse.pipeline.manifest import part_directories
 from lstmparse.stacklstm.model import StackLSTMParser
 
 if TYPE_CHECKING:
@@ -40,8 +40,8 @@ class Parser:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Parser:
-        """Load a model directory; without a path, the default English pipeline's parser (it reads UPOS)."""
-        path = Path(path) if path is not None else part_directories(DEFAULT_MODEL)["parser"]
+        """Load a model directory; without a path, the default English pipeline's parser (``en_ewt``)."""
+        path = Path(path) if path is not None else TAG_FREE_MODEL
         if not path.exists():
             raise ModelError(f"{path}: no such model directory")
         return cls(StackLSTMParser.load(str(path)), str(path))

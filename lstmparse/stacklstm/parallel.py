@@ -21,7 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 from lstmparse import backend
 from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence
-from lstmparse.processes import loaded_parser, stop_now, submit, worker_pool
+from lstmparse.processes import loaded, stop_now, submit, worker_pool
 
 CHUNK = 256  # sentences sent to a worker at a time (it batches them by length)
 CHUNKS_IN_FLIGHT = 2  # per worker: enough to keep it busy, few enough to bound memory
@@ -47,7 +47,7 @@ def parse_in_processes(
     """
     from lstmparse.batching import windows  # DyNet is configured by now (the caller loaded its model)
 
-    executor = worker_pool(jobs, loaded_parser, (model_path, memory_mb))
+    executor = worker_pool(jobs, loaded, (model_path, memory_mb, _load_parser))
     try:
         yield from _results_in_order(
             executor,
@@ -98,7 +98,14 @@ def _parse_chunk(chunk: list[Sentence], model_path: str | None, memory_mb: int, 
     """
     results: list[list[Sentence]] = []
     try:
-        results.extend(loaded_parser(model_path, memory_mb).candidates(chunk, *search))
+        results.extend(loaded(model_path, memory_mb, _load_parser).candidates(chunk, *search))
     except InputError as error:
         return results, error
     return results, None
+
+
+def _load_parser(path: str | None):
+    """The parser alone (the parent tokenizes and tags); imports DyNet only once ``loaded`` configured it."""
+    from lstmparse.stacklstm.api import Parser
+
+    return Parser.load(path)
