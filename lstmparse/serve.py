@@ -69,8 +69,7 @@ class ServedModel:
             return cls(path.name, str(path), ("tokenizer", "parser"), constituency=True)
         if arch == PIPELINE_ARCH:
             parts = part_directories(path)
-            stages = tuple(s for s, p in zip(STAGES, ("tokenizer", "tagger", "parser"), strict=True) if p in parts)
-            return cls(path.name, str(path), stages)
+            return cls(path.name, str(path), tuple(stage for stage in STAGES if stage in parts))
         kinds = {"stacklstm": ("parser",), "tagger": ("tagger",), "tokenizer": ("tokenizer",)}
         if arch not in kinds:
             raise ModelError(f"{path}: a {arch} model cannot be served (pipelines, parsers, taggers, tokenizers)")
@@ -245,6 +244,7 @@ def create_app(models: list[ServedModel], workers: int = 1, limits: Limits = Lim
 
     async def process(request):
         try:
+            _check_body_size(request, limits)
             job = job_of(await _parameters(request), models, limits, memory_mb)
             result, _ = await answer(job)
         except RequestError as error:
@@ -293,6 +293,15 @@ def run_server(app, host: str, port: int) -> None:
             getattr(self, "_captured_signals", []).clear()
 
     Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
+
+
+def _check_body_size(request, limits: Limits) -> None:
+    """Refuse a body far larger than the data limit before reading it (UTF-8 takes up to 4 bytes a character)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > 4 * limits.max_chars + 65_536:
+        raise RequestError(
+            f"The request has {declared} bytes; this server takes data of at most {limits.max_chars} characters."
+        )
 
 
 async def _parameters(request) -> dict[str, str]:

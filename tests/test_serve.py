@@ -157,6 +157,7 @@ def test_a_constituency_model_answers_with_its_trees(server):
         ({"parser": "", "data": "1\tDogs\n"}, "<data>:1:"),
         ({"model": "en_ewt_upos", "parser": "", "input": "horizontal", "data": "Dogs bark ."}, "UPOS column is empty"),
         ({"tokenizer": "", "data": "x" * 5001}, "at most 5000"),
+        ({"tokenizer": "", "data": "x" * 100_000}, "this server takes data of at most 5000 characters"),
     ],
 )
 def test_bad_requests_are_http_400_with_a_plain_message(server, params, message):
