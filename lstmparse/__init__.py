@@ -27,27 +27,11 @@ def load(path=None):
     a ``POSTagger`` (``tag``) and a tokenizer a ``Tokenizer`` (``tokenize``).
     """
     from lstmparse.catalog import resolve_model
-    from lstmparse.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL, model_arch
+    from lstmparse.families import family
+    from lstmparse.model_io import DEFAULT_MODEL, model_arch
 
     path = resolve_model(path or DEFAULT_MODEL)
-    arch = model_arch(path)
-    if arch in CONSTITUENCY_ARCHS:
-        return load_constituency(path)
-    if arch == "pipeline":
-        from lstmparse.pipeline.api import Pipeline
-
-        return Pipeline.load(path)
-    if arch == "tagger":
-        from lstmparse.tagger.api import POSTagger
-
-        return POSTagger.load(path)
-    if arch == "tokenizer":
-        from lstmparse.tokenizer.api import Tokenizer
-
-        return Tokenizer.load(path)
-    from lstmparse.stacklstm.api import Parser
-
-    return Parser.load(path)
+    return family(model_arch(path)).load(path)
 
 
 def load_constituency(path, tagger=None):

@@ -15,19 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lstmparse.errors import ModelError
+from lstmparse.families import BY_ARCH
 from lstmparse.model_io import CONFIG, model_arch, model_search_path
 
 CARD = "card.json"
-TASKS = {
-    "pipeline": "raw text to dependency trees",
-    "stacklstm": "dependency parser",
-    "tagger": "tagger",
-    "tokenizer": "tokenizer",
-    "treelstm": "tree language model (reranking)",
-    "ldtreelstm": "tree language model (reranking)",
-    "seq2seq": "constituency parser",
-    "seq2seq_ensemble": "constituency parser (ensemble)",
-}
 
 
 def search_path() -> list[Path]:
@@ -79,11 +70,15 @@ def model_info(directory: Path) -> ModelInfo:
     return ModelInfo(
         name=directory.name,
         path=directory,
-        task=card.get("task") or TASKS.get(model_arch(directory), model_arch(directory)),
+        task=card.get("task") or _task(model_arch(directory)),
         language=card.get("language", "?"),
         size_mb=_size_mb(directory),
         figures=card.get("figures", ""),
     )
+
+
+def _task(arch: str) -> str:
+    return BY_ARCH[arch].task if arch in BY_ARCH else arch
 
 
 def _read_card(directory: Path) -> dict:

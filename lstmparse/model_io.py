@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lstmparse import families
 from lstmparse.errors import ConfigurationError, ModelError
 from lstmparse.outputs import file_mode
 
@@ -59,7 +60,7 @@ MODELS_DIR = models_directory()
 DEFAULT_MODEL = MODELS_DIR / "en_ewt_pipeline"  # what ``lstmparse parse`` uses without --model: raw text to trees
 TAG_FREE_MODEL = models_directory("en_ewt") / "en_ewt"  # the shipped parser that reads words and characters only
 CONFIG = "config.json"
-CONSTITUENCY_ARCHS = ("seq2seq", "seq2seq_ensemble")  # a seq2seq model, or an ensemble's manifest
+CONSTITUENCY_ARCHS = families.CONSTITUENCY_ARCHS  # a seq2seq model, or an ensemble's manifest
 FORMAT_VERSION = 2
 READABLE_FORMATS = (1, 2)
 

@@ -183,7 +183,7 @@ def parse(
 def _parse_dependency(models, input_file, output_file, formats, search, quiet, memory_mb):
     """Tokenize, tag and parse with the stages asked for; ``models`` is (model, tagger, tokenizer, processors).
 
-    ``formats`` is (input format, output format, retag), ``search`` (beam, k-best, batch size, jobs).
+    ``formats`` is (input format, output format, retag); ``search`` is what :func:`_search` gives.
     """
     from lstmparse.outputs import check_output_path
 

@@ -9,13 +9,13 @@ use it is refused rather than silently ignored.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Callable
 
 import click
 
 from lstmparse import backend
 from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, clean_errors
+from lstmparse.families import TRAINABLE, family
 from lstmparse.layers import CHAR_LSTM_SIZE
 from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
@@ -34,15 +34,7 @@ from lstmparse.tagger.options import TaggerDimensions, TaggerOptions
 from lstmparse.tokenizer.options import TokenizerDimensions, TokenizerOptions
 from lstmparse.treelstm.options import TreeLSTMDimensions, TreeLSTMOptions
 
-FAMILIES = {  # --arch: the family whose section of --help lists its options
-    "stacklstm": "stack-LSTM parser",
-    "treelstm": "TreeLSTM",
-    "ldtreelstm": "TreeLSTM",
-    "seq2seq": "seq2seq constituency parser",
-    "tagger": "tagger",
-    "tokenizer": "tokenizer",
-    "pipeline": "pipeline",
-}
+FAMILIES = {arch: family(arch).title for arch in TRAINABLE}  # --arch: its section of --help
 EVERY = tuple(FAMILIES)
 STACK = ("stacklstm",)
 TREE = ("treelstm", "ldtreelstm")
@@ -86,26 +78,6 @@ class FamilyCommand(click.Command):
 def family_option(*decls: str, families: tuple[str, ...] = EVERY, **kwargs) -> Callable:
     """``click.option`` for an option of the given architectures (every one by default)."""
     return click.option(*decls, cls=FamilyOption, families=families, **kwargs)
-
-
-OPTIONS = {  # each architecture's options dataclass: its defaults, its DyNet memory and weight decay
-    "stacklstm": TrainingOptions,
-    "treelstm": TreeLSTMOptions,
-    "ldtreelstm": TreeLSTMOptions,
-    "seq2seq": Seq2SeqOptions,
-    "tagger": TaggerOptions,
-    "tokenizer": TokenizerOptions,
-    "pipeline": PipelineOptions,
-}
-TRAINERS = {  # each family's training function, imported once DyNet is configured
-    "stacklstm": ("lstmparse.stacklstm.training", "train"),
-    "treelstm": ("lstmparse.treelstm.training", "train_treelstm"),
-    "ldtreelstm": ("lstmparse.treelstm.training", "train_treelstm"),
-    "seq2seq": ("lstmparse.seq2seq.training", "train_seq2seq"),
-    "tagger": ("lstmparse.tagger.training", "train_tagger"),
-    "tokenizer": ("lstmparse.tokenizer.training", "train_tokenizer"),
-    "pipeline": ("lstmparse.pipeline.training", "train_pipeline"),
-}
 
 
 def _default(options_class: type, name: str):
@@ -328,13 +300,12 @@ def train(**given) -> None:
     arch = given["arch"]
     _refuse_foreign_options(ctx, arch)
     check_training_directory(given["model_dir"], given["resume"], given["overwrite"])
-    options_class = OPTIONS[arch]
+    options_class = family(arch).options_class()
     memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
     seed = _default(options_class, "seed") if given["seed"] is None else given["seed"]
     options = BUILDERS[arch](options_class, {name: value for name, value in given.items() if _was_given(ctx, name)})
     backend.configure(seed=seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY, if_loaded="keep")
-    module, function = TRAINERS[arch]
-    record = getattr(importlib.import_module(module), function)(options)
+    record = family(arch).trainer_function()(options)  # imported now that DyNet is configured
     click.echo(f"{_summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)
 
 

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from lstmparse.families import family
 from lstmparse.formats import read_sentences
 from lstmparse.model_io import CONFIG, atomic_write
 from lstmparse.options import RunOptions
@@ -53,7 +54,7 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     if options.epochs is not None:
         parser_options.epochs = options.epochs
     parser_options.max_minutes = options.max_minutes
-    record["parts"]["parser"] = _train_or_reuse("parser", "parser", parser_options, options.resume, log)
+    record["parts"]["parser"] = _train_or_reuse("parser", "stacklstm", parser_options, options.resume, log)
     record["parts"]["tokenizer"] = _trained("tokenizer", TokenizerOptions, options, log)
     manifest = {"arch": ARCH, "parts": {name: name for name in ("tokenizer", "tagger", "parser")}, "training": record}
     atomic_write(directory / CONFIG, lambda handle: handle.write(json.dumps(manifest, indent=2).encode("utf-8")))
@@ -77,8 +78,8 @@ def _trained(name: str, options_class: type, options: PipelineOptions, log: Text
     return _train_or_reuse(name, name, part, options.resume, log)
 
 
-def _train_or_reuse(label: str, family: str, part: RunOptions, resume: bool, log: TextIO) -> dict:
-    """Train ``family`` (tokenizer, tagger, parser) with ``part``, unless resuming and it is trained already."""
+def _train_or_reuse(label: str, arch: str, part: RunOptions, resume: bool, log: TextIO) -> dict:
+    """Train ``arch`` (tokenizer, tagger, stacklstm) with ``part``, unless resuming and it is trained already."""
     previous = _finished_record(Path(part.model_dir))
     same_data = previous is not None and previous.get("train") == part.train and previous.get("dev") == part.dev
     if resume and same_data:
@@ -87,21 +88,12 @@ def _train_or_reuse(label: str, family: str, part: RunOptions, resume: bool, log
     if previous is not None:
         shutil.rmtree(part.model_dir)
     print(f"{label}: training into {part.model_dir}", file=log)
-    return _summary(_trainer(family)(part, log))
+    return _summary(_trainer(arch)(part, log))
 
 
-def _trainer(family: str):
-    if family == "tokenizer":
-        from lstmparse.tokenizer.training import train_tokenizer
-
-        return train_tokenizer
-    if family == "tagger":
-        from lstmparse.tagger.training import train_tagger
-
-        return train_tagger
-    from lstmparse.stacklstm.training import train
-
-    return lambda options, log: train(options, log)
+def _trainer(arch: str):
+    """The part's training function (``tokenizer``, ``tagger``, ``stacklstm``), from the family registry."""
+    return family(arch).trainer_function()
 
 
 def _finished_record(directory: Path) -> dict | None:
