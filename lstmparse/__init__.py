@@ -11,7 +11,7 @@ from lstmparse.backend import configure, configure_from_environment
 from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence, Token, read_sentences
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 
 configure_from_environment()
 
