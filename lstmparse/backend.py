@@ -55,12 +55,13 @@ def configure(
     and NumPy, keeps DyNet as it is and says so on stderr.  When a GPU was
     requested, DyNet is imported here and a CPU-only build stops with :data:`GPU_HELP`.
     """
-    if "dynet" in sys.modules:
+    loaded = "dynet" in sys.modules
+    if loaded:
         _check_loaded_settings(_settings(seed, memory_mb, autobatch, weight_decay), if_loaded)
     if seed is not None:
         random.seed(seed)
         np.random.seed(seed)
-    if "dynet" in sys.modules:
+    if loaded:
         return
     dynet_config.set(
         mem=str(memory_mb),

@@ -17,6 +17,10 @@ from pathlib import Path
 from lstmparse.errors import ModelError
 from lstmparse.families import BY_ARCH
 from lstmparse.model_io import CONFIG, model_arch, model_search_path
+from lstmparse.pipeline.manifest import ARCH as PIPELINE_ARCH
+from lstmparse.pipeline.manifest import part_directories
+from lstmparse.seq2seq.ensemble_manifest import ARCH as ENSEMBLE_ARCH
+from lstmparse.seq2seq.ensemble_manifest import member_directories
 
 CARD = "card.json"
 
@@ -89,16 +93,24 @@ def _read_card(directory: Path) -> dict:
     return card if isinstance(card, dict) else {}
 
 
+def component_directories(directory: str | Path) -> list[Path]:
+    """The directories whose parameters a model reads: a pipeline's parts, an ensemble's members, else its own.
+
+    A broken manifest raises :class:`ModelError` (the manifest readers' message).
+    """
+    arch = model_arch(directory)
+    if arch == PIPELINE_ARCH:
+        return list(part_directories(directory).values())
+    if arch == ENSEMBLE_ARCH:
+        return member_directories(directory)
+    return [Path(directory)]
+
+
 def _size_mb(directory: Path) -> float:
-    """The size of the files the model reads: its own, and the parts or members its manifest names."""
-    files = {f.resolve() for f in directory.rglob("*") if f.is_file()}
+    """The size of the files the model reads: its own, and those of the parts or members its manifest names."""
     try:
-        config = json.loads((directory / CONFIG).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        config = {}
-    linked = list(config.get("parts", {}).values()) + list(config.get("members", []))
-    for relative in linked:
-        part = (directory / relative).resolve()
-        if part.is_dir() and not part.is_relative_to(directory.resolve()):
-            files |= {f.resolve() for f in part.rglob("*") if f.is_file()}
+        components = component_directories(directory)
+    except ModelError:
+        components = []
+    files = {f.resolve() for folder in [directory, *components] for f in Path(folder).rglob("*") if f.is_file()}
     return sum(f.stat().st_size for f in files) / 1e6

@@ -30,6 +30,7 @@ from lstmparse import backend
 from lstmparse.document import sentences_text
 from lstmparse.errors import ConfigurationError, InputError
 from lstmparse.formats import RAW_FORMATS
+from lstmparse.model_io import DEFAULT_MODEL
 from lstmparse.pipeline.manifest import default_tokenizer
 from lstmparse.processes import loaded
 
@@ -141,35 +142,16 @@ def _parsed_texts(parser, job: ShardJob) -> Iterator[str]:
 def _model_of(job: ShardJob):
     """The job's model, loaded once per process (a Dask worker keeps it between shards)."""
     if job.constituency:
-        return loaded(job.model, job.memory_mb, _load_constituency)
-    return loaded(job.model, job.memory_mb, _load_pipeline)
-
-
-def _load_pipeline(model: str | None):
-    """A pipeline directory, or a parser's as a pipeline of it alone (raw text needs the pipeline's tokenizer)."""
-    from lstmparse.model_io import DEFAULT_MODEL
-    from lstmparse.pipeline.api import Pipeline
-
-    return Pipeline.load_any(model or DEFAULT_MODEL)
-
-
-def _load_constituency(model: str):
-    from lstmparse.seq2seq.api import ConstituencyParser
-
-    return ConstituencyParser.load(model)
+        return loaded(job.model, job.memory_mb, "lstmparse.seq2seq.api:ConstituencyParser.load")
+    # a pipeline, or a parser's directory as a pipeline of it alone (raw text needs a pipeline's tokenizer)
+    return loaded(job.model or str(DEFAULT_MODEL), job.memory_mb, "lstmparse.pipeline.api:Pipeline.assemble")
 
 
 def _tokenizer_of(job: ShardJob):
     """The default pipeline's tokenizer for raw text given to a constituency model (which has none)."""
     if job.input_format not in RAW_FORMATS:
         return None
-    return loaded(str(default_tokenizer()), job.memory_mb, _load_tokenizer)
-
-
-def _load_tokenizer(path: str):
-    from lstmparse.tokenizer.api import Tokenizer
-
-    return Tokenizer.load(path)
+    return loaded(str(default_tokenizer()), job.memory_mb, "lstmparse.tokenizer.api:Tokenizer.load")
 
 
 def run_local(jobs: list[ShardJob], workers: int, report: Callable[[ShardResult], None]) -> None:

@@ -96,12 +96,12 @@ class Word:
     def head(self) -> Word | None:
         """The word this one depends on; None for the root (and for unparsed input)."""
         head = self._token.head
-        return self.sentence.words[head - 1] if head else None
+        return Word(self.sentence, head - 1) if head else None
 
     @property
     def children(self) -> list[Word]:
         """The words that depend on this one, in sentence order."""
-        return [word for word in self.sentence.words if word.head_id == self.id]
+        return [Word(self.sentence, k) for k, token in enumerate(self.sentence.tokens) if token.head == self.id]
 
     @property
     def misc(self) -> str | None:
@@ -160,7 +160,7 @@ def multiword_tokens(sentence: Sentence) -> dict[int, MultiwordToken]:
         if not match:
             continue
         ids = tuple(range(int(match.group(1)), int(match.group(2)) + 1))
-        first = next((t for t in sentence.tokens if t.id == ids[0]), None)
+        first = sentence.tokens[ids[0] - 1] if ids[0] <= len(sentence.tokens) else None
         token = MultiwordToken(
             columns[0], columns[1], ids, first.start_char if first else None, first.end_char if first else None
         )

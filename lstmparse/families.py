@@ -12,7 +12,7 @@ record here (and its CLI options, in ``cli/train.py``).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lstmparse.errors import ModelError
 
@@ -50,6 +50,23 @@ def resolve(reference: str | None):
     return value
 
 
+TREELSTM = Family(
+    "treelstm",
+    "TreeLSTM",
+    "tree language model (reranking)",
+    "lstmparse.treelstm.options:TreeLSTMOptions",
+    "lstmparse.treelstm.training:train_treelstm",
+    "lstmparse.treelstm.model:TreeLSTM.load",
+)
+SEQ2SEQ = Family(
+    "seq2seq",
+    "seq2seq constituency parser",
+    "constituency parser",
+    "lstmparse.seq2seq.options:Seq2SeqOptions",
+    "lstmparse.seq2seq.training:train_seq2seq",
+    "lstmparse.seq2seq.api:ConstituencyParser.load",
+    constituency=True,
+)
 FAMILIES = (
     Family(
         "stacklstm",
@@ -59,40 +76,11 @@ FAMILIES = (
         "lstmparse.stacklstm.training:train",
         "lstmparse.stacklstm.api:Parser.load",
     ),
-    Family(
-        "treelstm",
-        "TreeLSTM",
-        "tree language model (reranking)",
-        "lstmparse.treelstm.options:TreeLSTMOptions",
-        "lstmparse.treelstm.training:train_treelstm",
-        "lstmparse.treelstm.model:TreeLSTM.load",
-    ),
-    Family(
-        "ldtreelstm",
-        "TreeLSTM",
-        "tree language model (reranking)",
-        "lstmparse.treelstm.options:TreeLSTMOptions",
-        "lstmparse.treelstm.training:train_treelstm",
-        "lstmparse.treelstm.model:TreeLSTM.load",
-    ),
-    Family(
-        "seq2seq",
-        "seq2seq constituency parser",
-        "constituency parser",
-        "lstmparse.seq2seq.options:Seq2SeqOptions",
-        "lstmparse.seq2seq.training:train_seq2seq",
-        "lstmparse.seq2seq.api:ConstituencyParser.load",
-        constituency=True,
-    ),
-    Family(
-        "seq2seq_ensemble",
-        "seq2seq ensemble",
-        "constituency parser (ensemble)",
-        None,  # made by ``lstmparse ensemble``, not trained
-        None,
-        "lstmparse.seq2seq.api:ConstituencyParser.load",
-        constituency=True,
-    ),
+    TREELSTM,
+    replace(TREELSTM, arch="ldtreelstm"),  # the same family, the left-dependent variant (``--arch`` picks it)
+    SEQ2SEQ,
+    # an ensemble's manifest, made by ``lstmparse ensemble`` (not trained), loaded as one parser
+    replace(SEQ2SEQ, arch="seq2seq_ensemble", task="constituency parser (ensemble)", options=None, trainer=None),
     Family(
         "tagger",
         "tagger",

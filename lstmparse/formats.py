@@ -73,8 +73,8 @@ class Sentence:
         return iter(self.words)
 
     def __getitem__(self, index: int) -> Word:
-        """The word at a 0-based position (``sentence[0]`` is the word with ID 1)."""
-        return self.words[index]
+        """The word at a 0-based position (``sentence[0]`` is the word with ID 1; negative counts from the end)."""
+        return Word(self, range(len(self.tokens))[index])
 
     @property
     def text(self) -> str:

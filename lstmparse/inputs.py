@@ -15,8 +15,8 @@ def as_sentence(sentence: Sentence | Sequence[str], number: int = 0) -> Sentence
     """A ``Sentence``, or a list of word forms checked and made into one.
 
     A word form is a string with a character other than white space and without
-    tab or line break (CoNLL-U could not hold it); a string given where a sentence belongs is refused rather than
-    parsed as one-character words.
+    tab or line break (CoNLL-U could not hold it); a string given where a sentence
+    belongs is refused rather than parsed as one-character words.
     """
     if isinstance(sentence, Sentence):
         return sentence

@@ -18,6 +18,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
 from lstmparse import backend
+from lstmparse.families import resolve
 
 _models: dict[tuple, object] = {}  # the models this process has loaded
 
@@ -58,16 +59,17 @@ def stop_now(executor: ProcessPoolExecutor) -> None:
         worker.join()
 
 
-def loaded(model: str | None, memory_mb: int, load: Callable[[str | None], object]):
-    """What ``load(model)`` gives, loaded once per process (and kind of load).
+def loaded(model: str | None, memory_mb: int, loader: str):
+    """``loader(model)`` (a ``"module:attribute"`` reference, such as ``"lstmparse.stacklstm.api:Parser.load"``),
+    loaded once per process.
 
-    The first call configures DyNet for this process, so ``load`` must be a function
-    that imports the model's modules (and DyNet with them) itself, when called.
+    The first call configures DyNet for this process; the loader's module, and DyNet
+    with it, is imported only then (:func:`lstmparse.families.resolve`).
     """
-    key = (load.__module__, load.__qualname__, model, memory_mb)
+    key = (loader, model, memory_mb)
     if key not in _models:
         backend.configure(seed=1, memory_mb=memory_mb, if_loaded="keep")
-        _models[key] = load(model)
+        _models[key] = resolve(loader)(model)
     return _models[key]
 
 

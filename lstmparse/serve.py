@@ -20,7 +20,7 @@ own answer object, so concurrent requests never mix.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -138,12 +138,8 @@ def run_job(job: Job) -> tuple[str, list[Sentence]]:
 def _processed(job: Job) -> list[Sentence]:
     if job.model.constituency:
         return _constituency_parses(job)
-    pipeline = loaded(job.model.path, job.memory_mb, _load_pipeline)
-    if job.input_format == "raw":
-        sentences = pipeline.tokenize(job.data)
-    else:
-        sentences = iter(sentences_from_text(job.data, job.input_format, "<data>"))
-    sentences = _at_most(sentences, job.max_sentences)
+    pipeline = loaded(job.model.path, job.memory_mb, "lstmparse.pipeline.api:Pipeline.assemble")
+    sentences = _read(job, pipeline)
     if "tagger" in job.stages:
         sentences = pipeline.tag(sentences, retag=True)  # UDPipe's tagger replaces the input's tags
     if "parser" in job.stages and job.confidence:
@@ -156,39 +152,26 @@ def _processed(job: Job) -> list[Sentence]:
 
 def _constituency_parses(job: Job) -> list[Sentence]:
     """A constituency model's trees as ``# constituency`` comments of the input sentences."""
+    tokenizer = None
     if job.input_format == "raw":
-        tokenizer = loaded(str(default_tokenizer()), job.memory_mb, _load_tokenizer)
-        sentences = tokenizer.tokenize(job.data)
-    else:
-        sentences = sentences_from_text(job.data, job.input_format, "<data>")
-    sentences = list(_at_most(iter(sentences), job.max_sentences))
+        tokenizer = loaded(str(default_tokenizer()), job.memory_mb, "lstmparse.tokenizer.api:Tokenizer.load")
+    sentences = list(_read(job, tokenizer))
     if "parser" not in job.stages:
         return sentences
     from lstmparse.seq2seq.outputs import annotated_sentences, with_inputs
 
-    parser = loaded(job.model.path, job.memory_mb, _load_constituency)
+    parser = loaded(job.model.path, job.memory_mb, "lstmparse.seq2seq.api:ConstituencyParser.load")
     return [annotated_sentences(item, trees, False)[0] for item, trees in with_inputs(parser.parse_kbest, sentences)]
 
 
-# Loaders import the model modules (and with them DyNet) only once ``loaded`` has configured DyNet.
-
-
-def _load_pipeline(path: str):
-    from lstmparse.pipeline.api import Pipeline
-
-    return Pipeline.assemble(path)
-
-
-def _load_constituency(path: str):
-    from lstmparse.seq2seq.api import ConstituencyParser
-
-    return ConstituencyParser.load(path)
-
-
-def _load_tokenizer(path: str):
-    from lstmparse.tokenizer.api import Tokenizer
-
-    return Tokenizer.load(path)
+def _read(job: Job, tokenizer) -> Iterator[Sentence]:
+    """The request's sentences: raw text split by ``tokenizer`` (anything with ``tokenize``), else read as given;
+    more than the server's limit is a :class:`RequestError`."""
+    if job.input_format == "raw":
+        sentences = iter(tokenizer.tokenize(job.data))
+    else:
+        sentences = iter(sentences_from_text(job.data, job.input_format, "<data>"))
+    return _at_most(sentences, job.max_sentences)
 
 
 def _at_most(sentences, limit: int):

@@ -89,7 +89,7 @@ def parse_corpus(
     corpus.remove_partial_outputs(jobs)
     todo = [job for job in jobs if not os.path.exists(job.output)]
     if todo:  # a missing or damaged model is one error here, not one per shard (and no load when all is done)
-        _check_model_files(model, constituency)
+        _check_model_files(model)
     todo.sort(key=lambda job: os.path.getsize(job.shard), reverse=True)  # largest first: the last to end are short
     summary = Summary(skipped=len(jobs) - len(todo))
     start = time.time()
@@ -123,30 +123,25 @@ def _check_request(model, constituency: bool, input_format: str, output_format: 
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
     if constituency:
         return
+    arch = model_arch(model)
+    if arch not in ("pipeline", "stacklstm"):
+        raise ConfigurationError(f"{model}: parse-corpus parses with dependency models, pipelines and seq2seq models")
     if "ptb" in (input_format, output_format):
         raise ConfigurationError(f"bracketed input or output needs a constituency (seq2seq) model; {model} is not one")
-    parts = part_directories(model) if model_arch(model) == "pipeline" else {"parser": model}
+    parts = part_directories(model) if arch == "pipeline" else {"parser": model}
     if input_format in RAW_FORMATS and "tokenizer" not in parts:
         raise ConfigurationError(
             f"--input-format {input_format} needs a pipeline model with a tokenizer; {model} has none"
         )
 
 
-def _check_model_files(model, constituency: bool) -> None:
+def _check_model_files(model) -> None:
     """Read every file of the model (configuration and parameters, without DyNet): damage is one error here."""
-    from lstmparse.errors import ConfigurationError
+    from lstmparse.catalog import component_directories
     from lstmparse.model_io import load_directory
-    from lstmparse.pipeline.manifest import part_directories
-    from lstmparse.seq2seq.ensemble_manifest import member_directories
 
-    arch = model_arch(model)
-    if constituency:
-        directories = member_directories(model) if arch == "seq2seq_ensemble" else [model]
-    else:
-        directories = list(part_directories(model).values()) if arch == "pipeline" else [model]
-    configs = {str(path): load_directory(path)[0] for path in directories}
-    if not constituency and arch != "pipeline" and configs[str(model)].get("arch", "stacklstm") != "stacklstm":
-        raise ConfigurationError(f"{model}: parse-corpus parses with dependency models, pipelines and seq2seq models")
+    for directory in component_directories(model):
+        load_directory(directory)
 
 
 @contextmanager

@@ -305,6 +305,6 @@ def _parsed(parser, sentences, search: tuple, jobs: int, parser_dir: str, memory
 
     beam, kbest, batch_size, confidence = search
     if jobs > 1:
-        search_options = {"batch_size": batch_size, "confidence": confidence}
-        return parse_in_processes(parser_dir, sentences, jobs, beam, kbest, memory_mb, **search_options)
+        search = {"beam": beam, "kbest": kbest, "batch_size": batch_size, "confidence": confidence}
+        return parse_in_processes(parser_dir, sentences, jobs, memory_mb, **search)
     return parser.candidates(sentences, beam, kbest, batch_size, confidence)

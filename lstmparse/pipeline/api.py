@@ -22,7 +22,7 @@ from lstmparse.model_io import model_arch
 from lstmparse.pipeline.manifest import ARCH, part_directories
 from lstmparse.stacklstm.api import Parser
 from lstmparse.tagger.api import POSTagger
-from lstmparse.tokenizer.api import PARAGRAPHS_PER_WINDOW, Tokenizer, read_raw
+from lstmparse.tokenizer.api import PARAGRAPHS_PER_WINDOW, Tokenizer
 
 
 class Pipeline:
@@ -63,23 +63,9 @@ class Pipeline:
 
     @classmethod
     def load(cls, path: str | Path) -> Pipeline:
-        parts = part_directories(path)
-        pipeline = cls(
-            Parser.load(parts["parser"]),
-            POSTagger.load(parts["tagger"]) if "tagger" in parts else None,
-            Tokenizer.load(parts["tokenizer"]) if "tokenizer" in parts else None,
-        )
-        pipeline.parts = parts
-        return pipeline
-
-    @classmethod
-    def load_any(cls, path: str | Path) -> Pipeline:
-        """A pipeline directory, or a dependency parser's directory as a pipeline of that parser alone."""
-        if model_arch(path) == ARCH:
-            return cls.load(path)
-        pipeline = cls(Parser.load(path))
-        pipeline.parts = {"parser": Path(path)}
-        return pipeline
+        """A pipeline directory (its manifest names the parts)."""
+        part_directories(path)  # not a pipeline manifest: the manifest reader's error
+        return cls.assemble(path)
 
     @property
     def processors(self) -> list[str]:
@@ -93,9 +79,8 @@ class Pipeline:
         ``streaming``: each paragraph is tokenized as soon as it ends (otherwise in windows of paragraphs).
         """
         if fmt in RAW_FORMATS:
-            presegmented = fmt == "presegmented"
             window = 1 if streaming else PARAGRAPHS_PER_WINDOW
-            return self._tokenizer().tokenize_paragraphs(read_raw(path, presegmented), window, split=not presegmented)
+            return self._tokenizer().tokenize_file(path, fmt == "presegmented", window)
         return read_sentences(path, fmt)
 
     def parse_file(self, path: str, fmt: str = "conllu", retag: bool = False) -> Iterator[Sentence]:
@@ -128,17 +113,11 @@ class Pipeline:
         return self._parser().parse(self.tag(sentences, retag), batch_size)
 
     def candidates(
-        self,
-        sentences: Iterable[Sentence | Sequence[str]],
-        beam: int = 1,
-        kbest: int = 1,
-        batch_size: int = 32,
-        confidence: str | None = None,
-        *,
-        retag: bool = False,
+        self, sentences: Iterable[Sentence | Sequence[str]], *search, retag: bool = False
     ) -> Iterator[list[Sentence]]:
-        """Each sentence's parses (the parser's ``candidates``, the same arguments) after tagging."""
-        return self._parser().candidates(self.tag(sentences, retag), beam, kbest, batch_size, confidence)
+        """Each sentence's parses after tagging: ``search`` is what :meth:`Parser.candidates` takes after the
+        sentences (beam, kbest, batch size, confidence)."""
+        return self._parser().candidates(self.tag(sentences, retag), *search)
 
     def _tokenizer(self) -> Tokenizer:
         if self.tokenizer is None:

@@ -16,7 +16,7 @@ from lstmparse.errors import ModelError
 from lstmparse.formats import RAW_FORMATS, Sentence, read_sentences
 from lstmparse.ptb import PTBTree, iter_ptb, unescape_word
 from lstmparse.seq2seq.api import ParsedTree
-from lstmparse.tokenizer.api import PARAGRAPHS_PER_WINDOW, Tokenizer, read_raw
+from lstmparse.tokenizer.api import Tokenizer
 
 OUTPUT_FORMATS = ("ptb", "conllu", "json")
 
@@ -29,9 +29,7 @@ def read_inputs(path: str, input_format: str, tokenizer: Tokenizer | None = None
     if input_format in RAW_FORMATS:
         if tokenizer is None:
             raise ModelError(f"--input-format {input_format} needs a tokenizer")
-        presegmented = input_format == "presegmented"
-        paragraphs = read_raw(path, presegmented)
-        return tokenizer.tokenize_paragraphs(paragraphs, PARAGRAPHS_PER_WINDOW, split=not presegmented)
+        return tokenizer.tokenize_file(path, input_format == "presegmented")
     return read_sentences(path, input_format)
 
 

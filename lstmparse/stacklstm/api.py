@@ -217,19 +217,11 @@ def kbest_confidence(trees: list) -> tuple[list[list[float]], list[float]]:
     weights = [math.exp(score - top) for score in scores]
     total = sum(weights)
     shares = [weight / total for weight in weights]
-    per_word = []
-    for tree in trees:
-        arcs = list(zip(tree.heads, tree.labels, strict=True))
-        per_word.append(
-            [
-                sum(
-                    share
-                    for other, share in zip(trees, shares, strict=True)
-                    if (other.heads[i], other.labels[i]) == arc
-                )
-                for i, arc in enumerate(arcs)
-            ]
-        )
+    mass: list[dict[tuple[int, str], float]] = [{} for _ in trees[0].heads]  # per word: (head, label) -> mass
+    for tree, share in zip(trees, shares, strict=True):
+        for i, arc in enumerate(zip(tree.heads, tree.labels, strict=True)):
+            mass[i][arc] = mass[i].get(arc, 0.0) + share
+    per_word = [[mass[i][arc] for i, arc in enumerate(zip(t.heads, t.labels, strict=True))] for t in trees]
     return per_word, shares
 
 

@@ -23,6 +23,7 @@ from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence
 from lstmparse.processes import loaded, stop_now, submit, worker_pool
 
+PARSER_LOADER = "lstmparse.stacklstm.api:Parser.load"  # the parser alone: the parent tokenizes and tags
 CHUNK = 256  # sentences sent to a worker at a time (it batches them by length)
 CHUNKS_IN_FLIGHT = 2  # per worker: enough to keep it busy, few enough to bound memory
 
@@ -31,14 +32,12 @@ def parse_in_processes(
     model_path: str | None,
     sentences: Iterable[Sentence],
     jobs: int,
-    beam: int = 1,
-    kbest: int = 1,
     memory_mb: int = backend.DEFAULT_MEMORY_MB,
     **search,
 ) -> Iterator[list[Sentence]]:
     """For each input sentence, in order, its list of parsed candidates (one when greedy).
 
-    ``search`` may hold :meth:`Parser.candidates`'s ``batch_size`` and ``confidence``.
+    ``search`` is passed on to :meth:`Parser.candidates` (``beam``, ``kbest``, ``batch_size``, ``confidence``).
 
     The input is read here, in the parent: when it turns out malformed, the
     sentences read before the bad one are still parsed and yielded, and then the
@@ -47,13 +46,13 @@ def parse_in_processes(
     """
     from lstmparse.batching import windows  # DyNet is configured by now (the caller loaded its model)
 
-    executor = worker_pool(jobs, loaded, (model_path, memory_mb, _load_parser))
+    executor = worker_pool(jobs, loaded, (model_path, memory_mb, PARSER_LOADER))
     try:
         yield from _results_in_order(
             executor,
             windows(sentences, CHUNK),
             jobs,
-            (model_path, memory_mb, beam, kbest, search.get("batch_size", 32), search.get("confidence")),
+            (model_path, memory_mb, search),
         )
     except BrokenProcessPool:
         stop_now(executor)
@@ -91,21 +90,11 @@ def _results_in_order(
         raise error
 
 
-def _parse_chunk(chunk: list[Sentence], model_path: str | None, memory_mb: int, *search):
-    """The chunk's parses, and the input error that stopped it (the parses before it are kept).
-
-    ``search`` is what :meth:`Parser.candidates` takes after the sentences (beam, kbest, batch size, confidence).
-    """
+def _parse_chunk(chunk: list[Sentence], model_path: str | None, memory_mb: int, search: dict):
+    """The chunk's parses, and the input error that stopped it (the parses before it are kept)."""
     results: list[list[Sentence]] = []
     try:
-        results.extend(loaded(model_path, memory_mb, _load_parser).candidates(chunk, *search))
+        results.extend(loaded(model_path, memory_mb, PARSER_LOADER).candidates(chunk, **search))
     except InputError as error:
         return results, error
     return results, None
-
-
-def _load_parser(path: str | None):
-    """The parser alone (the parent tokenizes and tags); imports DyNet only once ``loaded`` configured it."""
-    from lstmparse.stacklstm.api import Parser
-
-    return Parser.load(path)

@@ -96,6 +96,12 @@ class Tokenizer:
             raise ModelError(f"{path}: no such model directory")
         return cls(CharacterLabeller.load(str(path)))
 
+    def tokenize_file(
+        self, path: str, presegmented: bool = False, window_size: int = PARAGRAPHS_PER_WINDOW
+    ) -> Iterator[Sentence]:
+        """The sentences of a raw text file (``-`` = stdin), read lazily; ``presegmented``: one per line, not split."""
+        return self.tokenize_paragraphs(read_raw(path, presegmented), window_size, split=not presegmented)
+
     def tokenize(self, text: str, presegmented: bool = False) -> list[Sentence]:
         """The sentences of raw text (paragraphs separated by blank lines); words know their offsets in ``text``.
 
