@@ -232,6 +232,7 @@ def test_the_page_draws_the_parse_in_a_real_browser(server, tmp_path):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     base, _, _ = server
     gold = sentences_from_text((ROOT / "data" / "sample.trees.conllu").read_text(encoding="utf-8"))
@@ -250,6 +251,9 @@ def test_the_page_draws_the_parse_in_a_real_browser(server, tmp_path):
         box = driver.find_element(By.NAME, "text")
         box.send_keys("Dogs chase cats.")
         driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        # the answer page loads after the click returns (the parse runs in a worker): wait for its trees or error
+        WebDriverWait(driver, 120).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".trees svg, p.error"))
+        assert not driver.find_elements(By.CSS_SELECTOR, "p.error"), driver.find_element(By.TAG_NAME, "body").text
         svg = driver.find_element(By.CSS_SELECTOR, ".trees svg")
         arcs = svg.find_elements(By.CSS_SELECTOR, "path.arc")
         labels = [t.text for t in svg.find_elements(By.CSS_SELECTOR, "text.label")]
