@@ -156,7 +156,7 @@ def _learning_rate_default(options_class: type) -> object:
     "--pretrained",
     type=EXISTING_FILE,
     families=STACK + SEQ2SEQ + TAGGER + PIPELINE,
-    help="word2vec text-format embeddings (pipeline: the taggers')",
+    help="word2vec text-format embeddings (pipeline: the taggers', and the parser's if --features names pretrained)",
 )
 @family_option(
     "--input-format",
@@ -394,7 +394,9 @@ def _tokenizer_options(options_class: type, given: dict):
 
 def _pipeline_options(options_class: type, given: dict):
     """The pipeline's data and shared settings; the stack-LSTM options given are the parser's."""
-    parser_given = {name: value for name, value in given.items() if name not in ("pretrained", "resume")}
+    parser_given = {name: value for name, value in given.items() if name != "resume"}
+    if "pretrained" not in parse_features(given.get("features", ",".join(DEFAULT_FEATURES))):
+        parser_given.pop("pretrained", None)  # the taggers' vectors; the parser reads them only when asked
     parser = _stacklstm_options(TrainingOptions, parser_given | {"model_dir": ""})
     values = _common(given) | _fields(given, "jackknife", "pretrained", "resume")
     return options_class(**values, parser=parser)
