@@ -23,7 +23,7 @@ from lstmparse.errors import InputError
 
 FORMATS = ("conllu", "conllx", "text", "vertical")
 RAW_FORMATS = ("raw", "presegmented")  # text a tokenizer reads: paragraphs, or one sentence per line
-TAG_COLUMNS = {"upos": 3, "xpos": 4, "feats": 5}  # the columns a tagger fills, by Token field
+TAG_COLUMNS = {"lemma": 2, "upos": 3, "xpos": 4, "feats": 5}  # the columns a tagger fills, by Token field
 HEAD_COLUMN = 6
 DEPREL_COLUMN = 7
 MISC_COLUMN = 9
@@ -153,7 +153,7 @@ class Sentence:
         return replace(self, lines=lines)
 
     def blank_columns(self) -> list[str]:
-        """The tag columns (``upos``, ``xpos``, ``feats``) that no word of the sentence fills."""
+        """The columns a tagger fills (``lemma``, ``upos``, ``xpos``, ``feats``) that no word of the sentence fills."""
         return [name for name in TAG_COLUMNS if all(getattr(t, name) in ("", "_") for t in self.tokens)]
 
     def with_comments(self, extra: Iterable[str]) -> Sentence:

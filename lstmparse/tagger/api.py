@@ -1,4 +1,4 @@
-"""The loaded tagger: fills the UPOS, XPOS and FEATS columns of sentences.
+"""The loaded tagger: fills the UPOS, XPOS and FEATS columns of sentences, and LEMMA if it was trained to.
 
 import lstmparse
 tagger = lstmparse.load("models/en_ewt_pipeline/tagger")
@@ -33,6 +33,11 @@ class POSTagger:
             raise ModelError(f"{path}: no such model directory")
         return cls(Tagger.load(str(path)))
 
+    def columns_to_fill(self, sentence: Sentence, retag: bool) -> list[str]:
+        """The columns this tagger predicts that the sentence leaves blank (all it predicts with ``retag``)."""
+        blank = sentence.blank_columns()
+        return [column for column in self.model.columns if retag or column in blank]
+
     def tag(
         self, sentences: Iterable[Sentence | Sequence[str]], retag: bool = False, window_size: int = SENTENCE_WINDOW
     ) -> Iterator[Sentence]:
@@ -42,7 +47,7 @@ class POSTagger:
         arrives, for interactive use); a sentence's tags never depend on its window.
         """
         for window in windows(checked_sentences(sentences), window_size):
-            needed = [list(self.model.outputs) if retag else sentence.blank_columns() for sentence in window]
+            needed = [self.columns_to_fill(sentence, retag) for sentence in window]
             todo = [k for k, columns in enumerate(needed) if columns]
             predicted = dict(zip(todo, tag_all(self.model, [window[k].forms for k in todo]), strict=True))
             for k, sentence in enumerate(window):

@@ -2,7 +2,9 @@
 
 Sentences are encoded in groups of equal length, each group one dense batched
 graph (no padding, so a sentence's tags never depend on what else is in the
-batch); training and tagging run the same code.
+batch); training and tagging run the same code.  With lemmas, one more output
+layer picks each word's lemma rule (``tagger/lemmas.py``); a form seen in
+training with the predicted UPOS takes its training lemma instead.
 """
 
 from __future__ import annotations
@@ -18,18 +20,24 @@ from lstmparse.layers import transduce
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
 from lstmparse.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
-from lstmparse.tagger.options import COLUMNS, TaggerDimensions
+from lstmparse.tagger.lemmas import LemmaLookup, first_applicable, lemma_rule, training_rules
+from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
 from lstmparse.vocab import Vocabulary
 
 ARCH = "tagger"
+LEMMA_LOOKUP = "lemma_lookup"  # the vocabulary file's entry for the (form, UPOS) -> lemma table
 TAGGING_GROUP = 64  # sentences of one length tagged in one graph (more take more memory, for no speed)
 
 
 class Tagger:
     """Word vectors, the sentence bi-LSTM and the UPOS, XPOS and FEATS output layers."""
 
-    def __init__(self, vocabs: dict[str, Vocabulary], dims: TaggerDimensions) -> None:
+    def __init__(
+        self, vocabs: dict[str, Vocabulary], dims: TaggerDimensions, lemma_lookup: LemmaLookup | None = None
+    ) -> None:
         self.vocabs, self.dims = vocabs, dims
+        self.columns = (*COLUMNS, LEMMA) if dims.lemmas else COLUMNS
+        self.lemma_lookup = lemma_lookup or LemmaLookup({})
         self.model = dy.ParameterCollection()
         model = self.model
         self.word_embeddings = model.add_lookup_parameters((len(vocabs["words"]), dims.word))
@@ -44,7 +52,7 @@ class Tagger:
                 model.add_parameters((len(vocabs[column]), dims.hidden)),
                 model.add_parameters(len(vocabs[column])),
             )
-            for column in COLUMNS
+            for column in self.columns
         }
         self.dropout = 0.0
         self.training_record: dict = {}
@@ -63,7 +71,17 @@ class Tagger:
             vocabs[column] = Vocabulary.from_counts(Counter(getattr(t, column) for s in sentences for t in s.tokens))
         if pretrained is not None:
             vocabs["pretrained"] = pretrained
-        return cls(vocabs, dims)
+        if not dims.lemmas:
+            return cls(vocabs, dims)
+        vocabs[LEMMA] = Vocabulary.from_counts(training_rules([(t.form, t.lemma) for s in sentences for t in s.tokens]))
+        lookup = LemmaLookup.from_pairs((t.form, t.upos, t.lemma) for s in sentences for t in s.tokens)
+        return cls(vocabs, dims, lookup)
+
+    def gold_label(self, column: str, token) -> int:
+        """The id of a training word's gold value in ``column`` (its lemma rule for the lemma)."""
+        if column == LEMMA:
+            return self.vocabs[LEMMA].get(lemma_rule(token.form, token.lemma))
+        return self.vocabs[column].get(getattr(token, column))
 
     def named_parameters(self) -> dict:
         named = {"words": self.word_embeddings}
@@ -109,24 +127,41 @@ class Tagger:
         scores = self.scores([s.forms for s in group], train=True)
         losses = []
         for column, expression in scores.items():
-            gold = [self.vocabs[column].get(getattr(s.tokens[j], column)) for j in range(len(group[0])) for s in group]
+            gold = [self.gold_label(column, s.tokens[j]) for j in range(len(group[0])) for s in group]
             losses.append(dy.sum_batches(dy.pickneglogsoftmax_batch(expression, gold)))
         return dy.esum(losses)
 
     def predict(self, group: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]:
         """Each sentence's predicted tags by column, for a group of sentences of one length."""
         size, length = len(group), len(group[0])
-        predicted = [{column: [""] * length for column in COLUMNS} for _ in group]
-        for column, expression in self.scores(group).items():
-            values = expression.npvalue().reshape(len(self.vocabs[column]), size * length)
+        predicted = [{column: [""] * length for column in self.columns} for _ in group]
+        scores = self.scores(group)
+        for column in COLUMNS:
+            values = scores[column].npvalue().reshape(len(self.vocabs[column]), size * length)
             values[0] = -np.inf  # never the unknown tag
             strings = self.vocabs[column].strings
             for k, best in enumerate(values.argmax(axis=0)):
                 predicted[k % size][column][k // size] = strings[best]
+        if LEMMA in scores:
+            self._predict_lemmas(group, scores[LEMMA], predicted)
         return predicted
+
+    def _predict_lemmas(self, group: Sequence[Sequence[str]], scores: dy.Expression, predicted: list[dict]) -> None:
+        """Each word's training lemma for its form and predicted UPOS, else its best rule that applies."""
+        size, length = len(group), len(group[0])
+        values = scores.npvalue().reshape(len(self.vocabs[LEMMA]), size * length)
+        values[0] = -np.inf  # never the unknown rule
+        rules = self.vocabs[LEMMA].strings
+        for k, column in enumerate(values.T):
+            tags, j = predicted[k % size], k // size
+            form = group[k % size][j]
+            lemma = self.lemma_lookup.get(form, tags["upos"][j])
+            tags[LEMMA][j] = lemma or first_applicable(form, (rules[r] for r in np.argsort(-column)))
 
     def save(self, directory: str, training: dict | None = None) -> None:
         vocab = {name: vocab.to_json() for name, vocab in self.vocabs.items()}
+        if self.dims.lemmas:
+            vocab[LEMMA_LOOKUP] = self.lemma_lookup.to_json()
         record = training if training is not None else self.training_record
         save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
 
@@ -134,9 +169,9 @@ class Tagger:
     def load(cls, directory: str) -> Tagger:
         config, vocab, params = load_model(directory, ARCH, "tagger")
         with model_contents(directory):
-            tagger = cls(
-                {name: Vocabulary.from_json(v) for name, v in vocab.items()}, TaggerDimensions(**config["dims"])
-            )
+            lookup = LemmaLookup.from_json(vocab.pop(LEMMA_LOOKUP, {}))
+            vocabs = {name: Vocabulary.from_json(v) for name, v in vocab.items()}
+            tagger = cls(vocabs, TaggerDimensions(**config["dims"]), lookup)
         assign_values(tagger.model, tagger.named_parameters(), params, config["format_version"])
         tagger.training_record = config.get("training", {})
         return tagger

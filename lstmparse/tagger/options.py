@@ -8,7 +8,8 @@ from typing import ClassVar
 from lstmparse.layers import CHAR_LSTM_SIZE
 from lstmparse.options import RunOptions
 
-COLUMNS = ("upos", "xpos", "feats")  # the columns the tagger predicts, in CoNLL-U order
+COLUMNS = ("upos", "xpos", "feats")  # the tag columns the tagger predicts, in CoNLL-U order
+LEMMA = "lemma"  # predicted too when the training data has lemmas (as edit scripts: tagger/lemmas.py)
 
 
 @dataclass
@@ -19,6 +20,7 @@ class TaggerDimensions:
     hidden: int = 200  # sentence bi-LSTM output (half per direction)
     layers: int = 2
     pretrained: int = 0  # width of the fixed pretrained vectors (0: none)
+    lemmas: bool = False  # a lemma output (set when the training data has lemmas)
 
 
 @dataclass

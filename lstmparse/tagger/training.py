@@ -21,7 +21,7 @@ from lstmparse.errors import InputError
 from lstmparse.formats import Sentence, read_sentences
 from lstmparse.layers.embeddings import read_word2vec
 from lstmparse.tagger.model import Tagger, tag_all
-from lstmparse.tagger.options import COLUMNS, TaggerOptions
+from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerOptions
 from lstmparse.training import (
     TrainingHooks,
     adam_trainer,
@@ -49,18 +49,23 @@ def read_tagged(path: str) -> list[Sentence]:
 
 
 def accuracies(tagger: Tagger, sentences: Sequence[Sentence]) -> dict[str, float]:
-    """Per-column accuracy (percent) on gold-tokenized sentences, and AllTags (all three right)."""
+    """Per-column accuracy (percent) on gold-tokenized sentences, and AllTags (UPOS, XPOS and FEATS right)."""
     predicted = tag_all(tagger, [s.forms for s in sentences])
-    right = dict.fromkeys((*COLUMNS, "all_tags"), 0)
+    right = dict.fromkeys((*tagger.columns, "all_tags"), 0)
     words = 0
     for sentence, tags in zip(sentences, predicted, strict=True):
         for j, token in enumerate(sentence.tokens):
-            correct = [tags[column][j] == getattr(token, column) for column in COLUMNS]
-            for column, ok in zip(COLUMNS, correct, strict=True):
-                right[column] += ok
-            right["all_tags"] += all(correct)
+            for column in tagger.columns:
+                right[column] += tags[column][j] == getattr(token, column)
+            right["all_tags"] += all(tags[column][j] == getattr(token, column) for column in COLUMNS)
             words += 1
     return {name: round(100.0 * count / max(words, 1), 2) for name, count in right.items()}
+
+
+def has_lemmas(sentences: Sequence[Sentence]) -> bool:
+    """Whether the training data has a lemma column to learn (most words' LEMMA filled)."""
+    words = [t for s in sentences for t in s.tokens]
+    return sum(t.lemma not in ("", "_") for t in words) > len(words) / 2
 
 
 def train_tagger(options: TaggerOptions, log: TextIO = sys.stderr) -> dict:
@@ -70,6 +75,7 @@ def train_tagger(options: TaggerOptions, log: TextIO = sys.stderr) -> dict:
     train = read_tagged(options.train)
     dev = read_tagged(options.dev) if options.dev else []
     dims = options.dims
+    dims.lemmas = has_lemmas(train)
     if options.pretrained:
         vector_words, vectors = read_word2vec(options.pretrained)
         dims.pretrained = vectors.shape[1]
@@ -81,6 +87,7 @@ def train_tagger(options: TaggerOptions, log: TextIO = sys.stderr) -> dict:
     print(
         f"training a tagger on {len(train)} sentences, {len(tagger.vocabs['words'])} words, "
         + ", ".join(f"{len(tagger.vocabs[c]) - 1} {c.upper()}" for c in COLUMNS)
+        + (f", {len(tagger.vocabs[LEMMA]) - 1} lemma rules" if dims.lemmas else "")
         + f", {tagger.model.parameter_count()} parameters",
         file=log,
     )
@@ -118,4 +125,4 @@ class TaggerTraining(TrainingHooks):
         self.tagger.save(model_dir, training=record)
 
     def dev_report(self, entry: dict) -> str:
-        return "dev " + "  ".join(f"{c.upper()} {entry[f'dev_{c}']:.2f}" for c in (*COLUMNS, "all_tags"))
+        return "dev " + "  ".join(f"{c.upper()} {entry[f'dev_{c}']:.2f}" for c in (*self.tagger.columns, "all_tags"))

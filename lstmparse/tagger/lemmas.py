@@ -1,0 +1,118 @@
+"""Lemmas as edit scripts: what turns a form into its lemma, learned as one more tag (free of DyNet).
+
+A lemma is rarely a new string: "dogs" -> "dog", "went" -> "go", "U.S." -> "U.S.".
+As UDPipe 2 does (Straka 2018), the tagger predicts a *rule* that rewrites the
+form: on the lower-cased form, cut a prefix and add one, cut a suffix and add one
+(around the longest substring the form and lemma share), then case the result
+(all lower, as the form, title, upper).  A lemma that shares no character with its form ("went" -> "go") is stored
+whole: an absolute rule.  Rules generalize to forms never seen in training
+("blogged" -> cut "ged", add "" -> "blog"), and a rule that cannot apply to a form
+(it cuts more than the form has) is never chosen for it.
+
+Forms seen in training are looked up first: ``LemmaLookup`` keeps each (form, UPOS)
+pair's most frequent training lemma, which is right more often than any classifier
+for the words it covers (measured on EWT dev, models/README.md).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+ABSOLUTE = "="  # a rule that is the lemma itself
+CASINGS = ("lower", "form", "title", "upper")  # tried in this order: the first that reproduces the lemma
+
+
+def lemma_rule(form: str, lemma: str) -> str:
+    """The rule (a JSON string) that rewrites ``form`` into ``lemma``; absolute when no edit reproduces it."""
+    low_form, low_lemma = form.lower(), lemma.lower()
+    start, at, length = _longest_common_substring(low_form, low_lemma)
+    if length:
+        edit = [start, low_lemma[:at], len(low_form) - start - length, low_lemma[at + length :]]
+        for casing in CASINGS:
+            rule = json.dumps([casing, *edit], ensure_ascii=False)
+            if apply_rule(rule, form) == lemma:
+                return rule
+    return json.dumps([ABSOLUTE, lemma], ensure_ascii=False)
+
+
+def apply_rule(rule: str, form: str) -> str | None:
+    """``form`` rewritten by ``rule``; None when the rule cannot apply (it cuts more than the form has)."""
+    kind, *edit = json.loads(rule)
+    if kind == ABSOLUTE:
+        return edit[0]
+    prefix_cut, prefix, suffix_cut, suffix = edit
+    low_form = form.lower()
+    if prefix_cut + suffix_cut >= len(low_form):
+        return None
+    stem = prefix + low_form[prefix_cut : len(low_form) - suffix_cut] + suffix
+    return _cased(stem, kind, form)
+
+
+def _cased(lemma: str, casing: str, form: str) -> str:
+    if casing == "lower":
+        return lemma
+    if casing == "upper":
+        return lemma.upper()
+    if casing == "title":
+        return lemma[:1].upper() + lemma[1:]
+    # "form": each character upper-cased where the form's character at that place is
+    return "".join(c.upper() if k < len(form) and form[k].isupper() else c for k, c in enumerate(lemma))
+
+
+def _longest_common_substring(a: str, b: str) -> tuple[int, int, int]:
+    """(start in a, start in b, length) of the longest common substring, the earliest in ``a`` on ties."""
+    best = (0, 0, 0)
+    previous = [0] * (len(b) + 1)
+    for i in range(1, len(a) + 1):
+        current = [0] * (len(b) + 1)
+        for j in range(1, len(b) + 1):
+            if a[i - 1] == b[j - 1]:
+                current[j] = previous[j - 1] + 1
+                if current[j] > best[2]:
+                    best = (i - current[j], j - current[j], current[j])
+        previous = current
+    return best
+
+
+def first_applicable(form: str, ranked_rules: Iterable[str]) -> str:
+    """The lemma from the best-ranked rule that applies to ``form`` (the form itself if none does)."""
+    for rule in ranked_rules:
+        lemma = apply_rule(rule, form)
+        if lemma:
+            return lemma
+    return form
+
+
+class LemmaLookup:
+    """Each (form, UPOS) pair's most frequent lemma in the training data."""
+
+    def __init__(self, table: dict[str, dict[str, str]]) -> None:
+        self.table = table  # form -> UPOS -> lemma
+
+    @classmethod
+    def from_pairs(cls, words: Iterable[tuple[str, str, str]]) -> LemmaLookup:
+        """From (form, UPOS, lemma) triples; ties go to the lemma first seen."""
+        counts: dict[tuple[str, str], Counter] = {}
+        for form, upos, lemma in words:
+            counts.setdefault((form, upos), Counter())[lemma] += 1
+        table: dict[str, dict[str, str]] = {}
+        for (form, upos), lemmas in counts.items():
+            table.setdefault(form, {})[upos] = lemmas.most_common(1)[0][0]
+        return cls(table)
+
+    def get(self, form: str, upos: str) -> str | None:
+        return self.table.get(form, {}).get(upos)
+
+    def to_json(self) -> dict:
+        return self.table
+
+    @classmethod
+    def from_json(cls, table: dict) -> LemmaLookup:
+        return cls(table)
+
+
+def training_rules(words: Sequence[tuple[str, str]]) -> Counter:
+    """How often each rule turns the training data's forms into their lemmas ((form, lemma) pairs)."""
+    return Counter(lemma_rule(form, lemma) for form, lemma in words)
