@@ -81,10 +81,10 @@ def main() -> None:
 
 def _model_bytes(directory: str) -> int:
     """The size on disk of a model, or of all of an ensemble's members."""
+    from lstmparse.ensembles import ARCHS, member_directories
     from lstmparse.model_io import model_arch
-    from lstmparse.seq2seq.ensemble_manifest import ARCH, member_directories
 
-    directories = member_directories(directory) if model_arch(directory) == ARCH else [Path(directory)]
+    directories = member_directories(directory) if model_arch(directory) in ARCHS else [Path(directory)]
     return sum(f.stat().st_size for d in directories for f in d.rglob("*") if f.is_file())
 
 

@@ -7,7 +7,7 @@ Two runs, scored as the CoNLL 2018 scorer does (:mod:`lstmparse.conll18`):
 - raw text: the test set's text rebuilt from its tokens and ``SpaceAfter=No``,
   paragraphs at ``# newpar``/``# newdoc`` (a treebank without them is one
   paragraph), tokenized, tagged and parsed;
-- gold tokenization with the UPOS, XPOS and FEATS columns blanked: tagged and parsed.
+- gold tokenization with the LEMMA, UPOS, XPOS and FEATS columns blanked: tagged and parsed.
 
 Each stage of the raw run is timed separately (process time, one process; run it as
 ``OMP_NUM_THREADS=1 taskset -c 0 python bench/pipeline.py ...`` for one core), and
@@ -22,10 +22,10 @@ import argparse
 import json
 import resource
 import time
+from pathlib import Path
 
 from lstmparse import backend
-
-MEASURES = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "UAS", "LAS", "CLAS")
+from lstmparse.conll18 import MEASURES
 
 
 def main() -> None:
@@ -33,6 +33,7 @@ def main() -> None:
     parser.add_argument("--model", required=True, help="a pipeline model directory")
     parser.add_argument("--gold", required=True, help="a UD CoNLL-U test file")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--write", metavar="DIR", help="also write both outputs there (raw.conllu, gold_tokens.conllu)")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=256)
     from lstmparse.conll18 import document, score_documents
@@ -60,11 +61,14 @@ def main() -> None:
     gold_document = document(gold)
     raw_scores = score_documents(gold_document, document(parsed))
 
-    blank = [s.with_columns({c: ["_"] * len(s) for c in ("upos", "xpos", "feats")}) for s in gold]
+    blank = [s.with_columns({c: ["_"] * len(s) for c in ("lemma", "upos", "xpos", "feats")}) for s in gold]
     start = timer()
     gold_tokens = list(pipeline.parse(blank))
     gold_tokens_seconds = timer() - start
     gold_scores = score_documents(gold_document, document(gold_tokens))
+    if args.write:
+        for name, sentences in (("raw", parsed), ("gold_tokens", gold_tokens)):
+            Path(args.write, f"{name}.conllu").write_text("".join(s.to_conllu() for s in sentences), encoding="utf-8")
 
     total = sum(stages.values())
     result = {

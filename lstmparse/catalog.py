@@ -14,13 +14,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from lstmparse.ensembles import ARCHS as ENSEMBLE_ARCHS
+from lstmparse.ensembles import member_directories
 from lstmparse.errors import ModelError
 from lstmparse.families import BY_ARCH
 from lstmparse.model_io import CONFIG, model_arch, model_search_path
 from lstmparse.pipeline.manifest import ARCH as PIPELINE_ARCH
 from lstmparse.pipeline.manifest import part_directories
-from lstmparse.seq2seq.ensemble_manifest import ARCH as ENSEMBLE_ARCH
-from lstmparse.seq2seq.ensemble_manifest import member_directories
 
 CARD = "card.json"
 
@@ -101,7 +101,7 @@ def component_directories(directory: str | Path) -> list[Path]:
     arch = model_arch(directory)
     if arch == PIPELINE_ARCH:
         return list(part_directories(directory).values())
-    if arch == ENSEMBLE_ARCH:
+    if arch in ENSEMBLE_ARCHS:
         return member_directories(directory)
     return [Path(directory)]
 

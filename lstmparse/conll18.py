@@ -22,14 +22,28 @@ from lstmparse.errors import InputError
 from lstmparse.evaluation import CONTENT_DEPRELS, universal
 from lstmparse.formats import Sentence, read_sentences
 
-MEASURES = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "UAS", "LAS", "CLAS")
+MEASURES = (
+    *("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas"),
+    *("UAS", "LAS", "CLAS", "MLAS", "BLEX"),
+)
+# the scorer's UFeats, MLAS and AllTags read only these features (a treebank's own, e.g. Number[psor], are not)
+UNIVERSAL_FEATURES = frozenset(
+    "PronType NumType Poss Reflex Foreign Abbr Gender Animacy Number Case Definite Degree "
+    "VerbForm Mood Tense Aspect Voice Evident Polarity Person Polite".split()
+)
+FUNCTIONAL_DEPRELS = frozenset({"aux", "cop", "mark", "det", "clf", "case", "cc"})  # MLAS checks them with the word
 
 
 @dataclass(eq=False)
 class Word:
-    """A syntactic word: its columns, its span in the text, its multi-word token, its head word."""
+    """A syntactic word: its columns, its span in the text, its multi-word token, its head word.
+
+    ``deprel`` is the universal relation (subtype cut) and ``feats`` the universal
+    features, sorted: what every measure compares.
+    """
 
     form: str
+    lemma: str
     upos: str
     xpos: str
     feats: str
@@ -38,6 +52,16 @@ class Word:
     end: int
     multiword: bool
     head: Word | None = None  # None: the root
+    functional_children: list[Word] = field(default_factory=list)
+
+
+def _universal_features(feats: str) -> str:
+    return "|".join(sorted(f for f in feats.split("|") if f.split("=", 1)[0] in UNIVERSAL_FEATURES))
+
+
+def _word(columns: Sequence[str], start: int, end: int, multiword: bool) -> Word:
+    feats, deprel = _universal_features(columns[5]), universal(columns[7])
+    return Word(columns[1], columns[2], columns[3], columns[4], feats, deprel, start, end, multiword)
 
 
 @dataclass
@@ -83,10 +107,12 @@ def document(sentences: Sequence[Sentence]) -> Document:
                 doc.characters.extend(_no_space(columns[1]))
                 end, multiword = len(doc.characters), False
                 doc.tokens.append((start, end))
-            words.append(Word(columns[1], columns[3], columns[4], columns[5], columns[7], start, end, multiword))
+            words.append(_word(columns, start, end, multiword))
             heads.append(None if columns[6] in ("_", "0") else int(columns[6]))
         for word, head in zip(words, heads, strict=True):
             word.head = None if head is None or not 0 < head <= len(words) else words[head - 1]
+            if word.head is not None and word.deprel in FUNCTIONAL_DEPRELS:
+                word.head.functional_children.append(word)
         doc.words.extend(words)
         doc.sentences.append((sentence_start, len(doc.characters)))
     return doc
@@ -206,7 +232,25 @@ def score_documents(gold: Document, system: Document, system_path: str = "<syste
         return Score(len(gold_words), len(system_words), correct)
 
     def content(w: Word) -> bool:
-        return universal(w.deprel) in CONTENT_DEPRELS
+        return w.deprel in CONTENT_DEPRELS
+
+    def labelled(g: Word, s: Word) -> bool:
+        return same_head(g, s) and g.deprel == s.deprel
+
+    def same_lemma(g: Word, s: Word) -> bool:
+        return g.lemma == "_" or g.lemma == s.lemma  # gold without a lemma: any lemma is right
+
+    def same_morphology(g: Word, s: Word) -> bool:
+        return (g.upos, g.feats) == (s.upos, s.feats)
+
+    def same_functional_children(g: Word, s: Word) -> bool:
+        """MLAS: the same function words attached, each with its relation, UPOS and features."""
+        if len(g.functional_children) != len(s.functional_children):
+            return False
+        return all(
+            aligned.get(id(sc)) is gc and gc.deprel == sc.deprel and same_morphology(gc, sc)
+            for gc, sc in zip(g.functional_children, s.functional_children, strict=True)
+        )
 
     return {
         "Tokens": _span_score(gold.tokens, system.tokens),
@@ -216,9 +260,14 @@ def score_documents(gold: Document, system: Document, system_path: str = "<syste
         "XPOS": count(lambda g, s: g.xpos == s.xpos),
         "UFeats": count(lambda g, s: g.feats == s.feats),
         "AllTags": count(lambda g, s: (g.upos, g.xpos, g.feats) == (s.upos, s.xpos, s.feats)),
+        "Lemmas": count(same_lemma),
         "UAS": count(same_head),
-        "LAS": count(lambda g, s: same_head(g, s) and universal(g.deprel) == universal(s.deprel)),
-        "CLAS": count(lambda g, s: same_head(g, s) and universal(g.deprel) == universal(s.deprel), content),
+        "LAS": count(labelled),
+        "CLAS": count(labelled, content),
+        "MLAS": count(
+            lambda g, s: labelled(g, s) and same_morphology(g, s) and same_functional_children(g, s), content
+        ),
+        "BLEX": count(lambda g, s: labelled(g, s) and same_lemma(g, s), content),
     }
 
 

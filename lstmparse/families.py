@@ -76,6 +76,15 @@ FAMILIES = (
         "lstmparse.stacklstm.training:train",
         "lstmparse.stacklstm.api:Parser.load",
     ),
+    # an ensemble's manifest, made by ``lstmparse ensemble`` (not trained), loaded as one parser
+    Family(
+        "stacklstm_ensemble",
+        "stack-LSTM ensemble",
+        "dependency parser (ensemble)",
+        None,
+        None,
+        "lstmparse.stacklstm.api:Parser.load",
+    ),
     TREELSTM,
     replace(TREELSTM, arch="ldtreelstm"),  # the same family, the left-dependent variant (``--arch`` picks it)
     SEQ2SEQ,

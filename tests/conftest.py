@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -19,6 +20,15 @@ FASTEST_MODEL = ROOT / "models" / "en_ewt_wp"  # reads no characters: the fastes
 DATA = ROOT.parent / "shared" / "data"
 EWT = DATA / "ud" / "en_ewt"
 HU = DATA / "ud" / "hu_szeged"
+
+
+def run_cli(
+    *args, stdin: str | None = None, env: dict | None = None, timeout: int = 300
+) -> subprocess.CompletedProcess:
+    """``lstmparse ARGS`` in a process of its own (``env``: variables added to this one's environment)."""
+    command = [sys.executable, "-m", "lstmparse", *map(str, args)]
+    environment = {**os.environ, **env} if env else None
+    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=timeout, env=environment)
 
 
 def first_sentences(path: Path, count: int) -> str:

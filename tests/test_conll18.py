@@ -95,3 +95,33 @@ def test_on_gold_tokenization_it_agrees_with_the_attachment_scores(ewt, tmp_path
     assert conll18["UAS"].f1 == pytest.approx(attachment.uas)
     assert conll18["CLAS"].f1 == pytest.approx(attachment.clas)
     assert conll18["Words"].f1 == 100.0
+
+
+def test_a_wrong_lemma_costs_lemmas_and_blex_not_mlas(tmp_path):
+    """'know' (root, a content word) lemmatized 'knew': one of four lemmas, one of two content words for BLEX."""
+    result = scores(GOLD, GOLD.replace("3\tknow\tknow", "3\tknow\tknew"), tmp_path)
+    assert result["Lemmas"] == 75.0
+    assert result["BLEX"] == 50.0
+    assert result["MLAS"] == 100.0 and result["LAS"] == 100.0
+
+
+def test_a_gold_lemma_left_blank_accepts_any_lemma(tmp_path):
+    gold = GOLD.replace("3\tknow\tknow", "3\tknow\t_")
+    assert scores(gold, GOLD.replace("3\tknow\tknow", "3\tknow\tknew"), tmp_path)["Lemmas"] == 100.0
+
+
+def test_mlas_checks_the_function_words_attached_to_a_content_word(tmp_path):
+    """'do' (aux of 'know') with other features: 'know' loses its MLAS point, LAS and BLEX do not change."""
+    system = GOLD.replace("1\tdo\tdo\tAUX\tVBP\t_", "1\tdo\tdo\tAUX\tVBP\tMood=Ind")
+    result = scores(GOLD, system, tmp_path)
+    assert result["UFeats"] == 75.0
+    assert result["MLAS"] == 50.0
+    assert result["LAS"] == 100.0 and result["BLEX"] == 100.0
+
+
+def test_features_outside_the_universal_set_are_not_compared(tmp_path):
+    """As the scorer: UFeats reads the universal features only (a treebank's Number[psor] is not one)."""
+    system = GOLD.replace("3\tknow\tknow\tVERB\tVB\t_", "3\tknow\tknow\tVERB\tVB\tNumber[psor]=Sing")
+    assert scores(GOLD, system, tmp_path)["UFeats"] == 100.0
+    system = GOLD.replace("3\tknow\tknow\tVERB\tVB\t_", "3\tknow\tknow\tVERB\tVB\tNumber=Sing")
+    assert scores(GOLD, system, tmp_path)["UFeats"] == 75.0

@@ -124,7 +124,7 @@ def _check_request(model, constituency: bool, input_format: str, output_format: 
     if constituency:
         return
     arch = model_arch(model)
-    if arch not in ("pipeline", "stacklstm"):
+    if arch not in ("pipeline", "stacklstm", "stacklstm_ensemble"):
         raise ConfigurationError(f"{model}: parse-corpus parses with dependency models, pipelines and seq2seq models")
     if "ptb" in (input_format, output_format):
         raise ConfigurationError(f"bracketed input or output needs a constituency (seq2seq) model; {model} is not one")

@@ -1,4 +1,4 @@
-"""``lstmparse ensemble``: several seq2seq constituency models decoded as one (the mean of their distributions)."""
+"""``lstmparse ensemble``: several seq2seq or stack-LSTM models decoded as one (the mean of their distributions)."""
 
 from __future__ import annotations
 
@@ -15,16 +15,18 @@ from lstmparse.cli.common import MODEL, clean_errors
 @click.option("--overwrite", is_flag=True, help="replace a model already in --output")
 @clean_errors
 def ensemble(models, output, overwrite) -> None:
-    """Write an ensemble of MODELS (seq2seq models trained on one treebank, e.g. with other seeds) to --output.
+    """Write an ensemble of MODELS to --output: seq2seq constituency models, or stack-LSTM dependency parsers,
+    trained on one treebank (e.g. with other seeds; parsers with one transition system).
 
     The output directory holds a manifest naming the members (relative paths; they
-    may be inside it), and parses like a model: lstmparse parse --model OUTPUT.
-    Each step follows the mean of the members' next-token distributions: more
-    accurate than each member, and as slow as all of them together.
+    may be inside it), and parses like a model: lstmparse parse --model OUTPUT
+    (greedy, --beam, --kbest, --jobs; a pipeline's manifest may name it as its parser).
+    Each step follows the mean of the members' next-token or next-action
+    distributions: more accurate than each member, and as slow as all of them together.
     """
+    from lstmparse.ensembles import write_ensemble
     from lstmparse.errors import ConfigurationError
     from lstmparse.model_io import CONFIG
-    from lstmparse.seq2seq.ensemble_manifest import write_ensemble
 
     if (Path(output) / CONFIG).exists() and not overwrite:  # members may live inside it; a model may not
         raise ConfigurationError(f"{output} already holds a model: --overwrite replaces it, or choose another --output")

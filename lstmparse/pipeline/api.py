@@ -130,7 +130,7 @@ class Pipeline:
         return self.parser
 
 
-PART_ARCHS = {"stacklstm": "parser", "tagger": "tagger", "tokenizer": "tokenizer"}
+PART_ARCHS = {"stacklstm": "parser", "stacklstm_ensemble": "parser", "tagger": "tagger", "tokenizer": "tokenizer"}
 
 
 def _parts_of(path: str | Path) -> dict[str, Path]:

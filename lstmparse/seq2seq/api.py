@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lstmparse.batching import SENTENCE_WINDOW, windows
+from lstmparse.ensembles import SEQ2SEQ_ENSEMBLE as ENSEMBLE_ARCH
 from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence
 from lstmparse.inputs import as_sentence
 from lstmparse.model_io import model_arch
 from lstmparse.ptb import PTBTree, escape_word, to_bracketed, unescape_word
-from lstmparse.seq2seq.ensemble_manifest import ARCH as ENSEMBLE_ARCH
 from lstmparse.seq2seq.linearization import delinearize
 from lstmparse.seq2seq.model import Seq2SeqParser
 

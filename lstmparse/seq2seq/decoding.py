@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 import dynet as dy
 import numpy as np
 
+from lstmparse.ensembles import mixture_log_probs
 from lstmparse.seq2seq.linearization import is_well_formed, repair
 from lstmparse.seq2seq.step import DecoderModel, Member
 
@@ -242,13 +243,6 @@ def well_formed(tokens: list[str], log_prob: float, words: int) -> Decoded:
     if is_well_formed(tokens, words):
         return Decoded(tokens, log_prob, False)
     return Decoded(repair(tokens, words), log_prob, True)
-
-
-def mixture_log_probs(log_probs: list[np.ndarray]) -> np.ndarray:
-    """The log of the mean of the members' probabilities (one member: its own log-probabilities)."""
-    if len(log_probs) == 1:
-        return log_probs[0]
-    return np.logaddexp.reduce(np.stack(log_probs), axis=0) - np.log(len(log_probs))
 
 
 class _Search:

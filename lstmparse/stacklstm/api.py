@@ -18,14 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lstmparse.batching import SENTENCE_WINDOW, batches, windows
+from lstmparse.ensembles import STACKLSTM_ENSEMBLE
 from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence, read_sentences
 from lstmparse.inputs import checked_sentences
-from lstmparse.model_io import DEFAULT_MODEL, TAG_FREE_MODEL
+from lstmparse.model_io import DEFAULT_MODEL, TAG_FREE_MODEL, model_arch
 from lstmparse.stacklstm.model import StackLSTMParser
 
 if TYPE_CHECKING:
     from lstmparse.stacklstm.decoding import BatchDecoder
+    from lstmparse.stacklstm.ensemble import StackLSTMEnsemble
 
 WORDS_PER_SENTENCE = 25  # lock-step batches close at this many words per sentence on average
 FEATS_EVIDENCE_WORDS = 1000  # a FEATS model refuses input whose first this many words have no feature
@@ -34,16 +36,20 @@ FEATS_EVIDENCE_WORDS = 1000  # a FEATS model refuses input whose first this many
 class Parser:
     """A loaded dependency parser."""
 
-    def __init__(self, model: StackLSTMParser, name: str = "this model") -> None:
+    def __init__(self, model: StackLSTMParser | StackLSTMEnsemble, name: str = "this model") -> None:
         self.model = model
         self.name = name  # for messages: the model directory
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Parser:
-        """Load a model directory; without a path, the default English pipeline's parser (``en_ewt``)."""
+        """Load a model directory (or an ensemble's manifest); without a path, the default pipeline's parser."""
         path = Path(path) if path is not None else TAG_FREE_MODEL
         if not path.exists():
             raise ModelError(f"{path}: no such model directory")
+        if model_arch(path) == STACKLSTM_ENSEMBLE:
+            from lstmparse.stacklstm.ensemble import StackLSTMEnsemble
+
+            return cls(StackLSTMEnsemble.load(path), str(path))
         return cls(StackLSTMParser.load(str(path)), str(path))
 
     def parse(self, sentences: Iterable[Sentence | Sequence[str]], batch_size: int = 32) -> Iterator[Sentence]:
@@ -163,13 +169,19 @@ class Parser:
         sentence on average, so that a batch of long sentences does not take
         several times the memory of ordinary ones.
         """
-        from lstmparse.stacklstm.decoding import BatchDecoder
-
-        decoder = BatchDecoder(self.model)
+        decoder = _decoder(self.model)
         sentences_per_batch = max(1, batch_size // beam)
         for window in windows(sentences, SENTENCE_WINDOW):
             candidates = _decoded_by_length(decoder, window, beam, kbest, sentences_per_batch)
             yield from zip(window, candidates, strict=True)
+
+
+def _decoder(model: StackLSTMParser | StackLSTMEnsemble) -> BatchDecoder:
+    """The lock-step decoder of a parser, or of an ensemble (the members' mean distribution)."""
+    from lstmparse.stacklstm.decoding import BatchDecoder
+    from lstmparse.stacklstm.ensemble import EnsembleDecoder, StackLSTMEnsemble
+
+    return EnsembleDecoder(model) if isinstance(model, StackLSTMEnsemble) else BatchDecoder(model)
 
 
 def _check_search(beam: int, kbest: int, batch_size: int) -> None:

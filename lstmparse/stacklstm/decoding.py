@@ -55,13 +55,17 @@ class BatchDecoder:
             raise ValueError("beam and kbest must be at least 1")
         if not sentences:
             return []
-        self.graph = LockstepGraph(self.parser)
-        beams = [[config] for config in self.graph.start(sentences)]
+        beams = [[config] for config in self._start(sentences)]
         if beam == 1:
             self._decode_greedily([hypotheses[0] for hypotheses in beams])
         else:
             self._search(beams, beam)
         return [self._candidates(hypotheses, kbest) for hypotheses in beams]
+
+    def _start(self, sentences: Sequence[Sequence[Token]]) -> list[LockstepConfiguration]:
+        """The initial configuration of each sentence, in a fresh graph."""
+        self.graph = LockstepGraph(self.parser)
+        return self.graph.start(sentences)
 
     def _decode_greedily(self, configs: list[LockstepConfiguration]) -> None:
         """Beam 1 without the beam's bookkeeping: each step, every parse takes its best legal action."""

@@ -176,7 +176,8 @@ class LockstepGraph:
     stack LSTMs apply the parser's dropout; otherwise dropout is off.
     """
 
-    def __init__(self, parser: StackLSTMParser, train: bool = False) -> None:
+    def __init__(self, parser: StackLSTMParser, train: bool = False, fresh: bool = True) -> None:
+        """``fresh``: start a new DyNet graph (an ensemble's members share one: only the first starts it)."""
         self.parser, self.train = parser, train
         dropout = parser.dropout if train else 0.0
         for stack in (parser.stack_lstm, parser.buffer_lstm, parser.action_lstm):
@@ -184,7 +185,8 @@ class LockstepGraph:
                 stack.builder.set_dropout(dropout)
             else:
                 stack.builder.disable_dropout()
-        dy.renew_cg(autobatching=False)  # one graph for the batch; batching is explicit
+        if fresh:
+            dy.renew_cg(autobatching=False)  # one graph for the batch; batching is explicit
         self.empty_stacks = tuple(
             _empty(stack) for stack in (parser.stack_lstm, parser.buffer_lstm, parser.action_lstm)
         )

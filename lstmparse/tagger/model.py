@@ -49,13 +49,17 @@ class Tagger:
         self.birnn = dy.BiRNNBuilder(dims.layers, input_dim, dims.hidden, model, dy.VanillaLSTMBuilder)
         self.outputs = {
             column: (
-                model.add_parameters((len(vocabs[column]), dims.hidden)),
+                model.add_parameters((len(vocabs[column]), self._output_input_dim(column))),
                 model.add_parameters(len(vocabs[column])),
             )
             for column in self.columns
         }
         self.dropout = 0.0
         self.training_record: dict = {}
+
+    def _output_input_dim(self, column: str) -> int:
+        """The lemma layer also reads the word's own character vector: lemma rules are mostly about its ending."""
+        return self.dims.hidden + (self.char_lstm.dim if column == LEMMA else 0)
 
     @classmethod
     def from_sentences(
@@ -120,7 +124,11 @@ class Tagger:
             vector = dy.concatenate(parts)
             inputs.append(dy.dropout(vector, self.dropout) if train and self.dropout else vector)
         hidden = dy.concatenate_to_batch(transduce(self.birnn, inputs, self.dropout if train else 0.0))
-        return {column: dy.affine_transform([b, w, hidden]) for column, (w, b) in self.outputs.items()}
+        scores = {column: dy.affine_transform([*self.outputs[column][::-1], hidden]) for column in COLUMNS}
+        if LEMMA in self.outputs:  # chars is laid out as hidden is: word j of sentence b at j * size + b
+            weights, bias = self.outputs[LEMMA]
+            scores[LEMMA] = dy.affine_transform([bias, weights, dy.concatenate([hidden, chars])])
+        return scores
 
     def group_loss(self, group: Sequence[Sentence]) -> dy.Expression:
         """The summed negative log-likelihood of a length group's gold tags (all three columns)."""

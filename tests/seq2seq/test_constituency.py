@@ -288,7 +288,7 @@ def extended_model(small_gum, tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def ensemble_model(trained_model: Path, extended_model: Path, tmp_path_factory) -> Path:
     """An ensemble of the paper's model and the extended one (two architectures, one output vocabulary)."""
-    from lstmparse.seq2seq.ensemble_manifest import write_ensemble
+    from lstmparse.ensembles import write_ensemble
 
     directory = tmp_path_factory.mktemp("s2s_ensemble") / "ensemble"
     write_ensemble([trained_model, extended_model], directory)
@@ -715,7 +715,7 @@ def test_ensemble_refuses_models_that_cannot_form_one(trained_model: Path, tmp_p
     vocab_file.write_text(json.dumps(vocab))
     refusals = {
         (str(trained_model),): "at least two",
-        (str(trained_model), str(other_tokens)): "output tokens differ",
+        (str(trained_model), str(other_tokens)): "outputs differ",
         (str(trained_model), str(ROOT / "models" / "en_ewt")): "seq2seq",
     }
     for models, message in refusals.items():

@@ -1,0 +1,96 @@
+"""Ensembles' manifests: which model directories are an ensemble's members (read and written without DyNet).
+
+An ensemble directory holds ``config.json``: ``{"arch": "seq2seq_ensemble"`` (or
+``"stacklstm_ensemble"``), ``"members": [...]}``, the members' directories relative to
+it (inside it, or beside it), so that an ensemble and its members move together
+(``models/`` ships one this way).  Members are models of one family whose outputs
+are the same symbols: seq2seq models with one output vocabulary, whose next-token
+distributions are averaged; stack-LSTM parsers with one transition system and one
+label set, whose action distributions are averaged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from lstmparse.errors import ModelError
+from lstmparse.model_io import CONFIG, atomic_write, load_directory, model_arch
+
+ENSEMBLE_OF = {"seq2seq": "seq2seq_ensemble", "stacklstm": "stacklstm_ensemble"}  # member arch -> ensemble arch
+ARCHS = tuple(ENSEMBLE_OF.values())
+SEQ2SEQ_ENSEMBLE, STACKLSTM_ENSEMBLE = ARCHS
+
+
+def member_directories(path: str | Path) -> list[Path]:
+    """The directories of an ensemble's members, as its manifest names them."""
+    path = Path(path)
+    try:
+        config = json.loads((path / CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ModelError(f"{path / CONFIG}: unreadable ensemble manifest ({error})") from None
+    members = config.get("members") if isinstance(config, dict) and config.get("arch") in ARCHS else None
+    valid = (
+        isinstance(members, list)
+        and len(members) >= 2
+        and all(isinstance(member, str) and member for member in members)
+    )
+    if not valid:
+        raise ModelError(
+            f"{path}: not an ensemble manifest (arch {' or '.join(map(repr, ARCHS))} and two or more members)"
+        )
+    return [(path / member).resolve() for member in members]
+
+
+def write_ensemble(members: list[str | Path], output: str | Path) -> None:
+    """Write the manifest of the ensemble of ``members`` in ``output`` (members named relative to it).
+
+    Models that cannot form an ensemble (another family than the first member's, or
+    other outputs: another vocabulary, transition system or label set) are refused,
+    naming the model.
+    """
+    if len(members) < 2:
+        raise ModelError("an ensemble needs at least two models")
+    output = Path(output)
+    arch = model_arch(members[0])
+    if arch not in ENSEMBLE_OF:
+        raise ModelError(f"{members[0]}: a {arch!r} model; ensembles are of seq2seq or stack-LSTM models")
+    first = _outputs(members[0], arch)
+    for member in members[1:]:
+        if model_arch(member) != arch:
+            raise ModelError(f"{member}: a {model_arch(member)!r} model; {members[0]} is a {arch!r} model")
+        if _outputs(member, arch) != first:
+            raise ModelError(f"{member}: its outputs differ from {members[0]}'s ({_WHAT_DIFFERS[arch]})")
+    output.mkdir(parents=True, exist_ok=True)
+    relative = [_relative(Path(member).resolve(), output.resolve()) for member in members]
+    manifest = {"arch": ENSEMBLE_OF[arch], "members": relative}
+    atomic_write(output / CONFIG, lambda handle: handle.write(json.dumps(manifest, indent=2).encode() + b"\n"))
+
+
+_WHAT_DIFFERS = {
+    "seq2seq": "other output tokens: trained on other data",
+    "stacklstm": "another transition system, label set or pseudo-projective setting",
+}
+
+
+def _outputs(member: str | Path, arch: str) -> object:
+    """What must be equal across members: the symbols whose distributions are averaged."""
+    config, vocab, _ = load_directory(member)
+    if arch == "seq2seq":
+        return vocab.get("targets", {}).get("strings")
+    return [config.get(key) for key in ("system", "labels", "root_label", "pseudo_projective")]
+
+
+def _relative(target: Path, start: Path) -> str:
+    """``target`` as a path relative to ``start`` (with ``..`` where needed)."""
+    return Path(os.path.relpath(target, start)).as_posix()
+
+
+def mixture_log_probs(log_probs: list[np.ndarray]) -> np.ndarray:
+    """The log of the mean of the members' probabilities (one member: its own log-probabilities; -inf stays)."""
+    if len(log_probs) == 1:
+        return log_probs[0]
+    return np.logaddexp.reduce(np.stack(log_probs), axis=0) - np.log(len(log_probs))

@@ -1,0 +1,122 @@
+"""Lemmas as edit scripts: every training lemma reproduced, rules that generalize, lookups, the tagger's column."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from lstmparse.formats import read_sentences
+from lstmparse.tagger.lemmas import LemmaLookup, apply_rule, first_applicable, lemma_rule, training_rules
+
+PAIRS = [
+    ("dogs", "dog"),
+    ("Dogs", "dog"),
+    ("went", "go"),  # nothing shared: the lemma is stored whole
+    ("unhappier", "unhappy"),
+    ("I", "I"),
+    ("NASA", "NASA"),
+    ("McDonald's", "McDonald"),
+    ("i", "I"),
+    ("İstanbul", "İstanbul"),  # lower-casing makes it longer
+    ("don't", "do"),
+    ("_", "_"),
+]
+
+
+@pytest.mark.parametrize(("form", "lemma"), PAIRS)
+def test_a_rule_rewrites_its_form_into_its_lemma(form, lemma):
+    assert apply_rule(lemma_rule(form, lemma), form) == lemma
+
+
+def test_every_lemma_of_the_training_data_is_reproduced(small_treebank):
+    words = [(t.form, t.lemma) for s in read_sentences(str(small_treebank["train"])) for t in s.tokens]
+    assert all(apply_rule(lemma_rule(form, lemma), form) == lemma for form, lemma in words)
+    rules = training_rules(words)
+    assert len(rules) < len(set(words)) / 3  # rules are shared: that is what lets them generalize
+
+
+def test_rules_generalize_to_unseen_forms_with_their_casing():
+    assert apply_rule(lemma_rule("walked", "walk"), "Jumped") == "jump"
+    assert apply_rule(lemma_rule("Paris", "Paris"), "Budapest") == "Budapest"
+    assert apply_rule(lemma_rule("cities", "city"), "Ladies") == "lady"
+    assert apply_rule(lemma_rule("went", "go"), "walked") == "go"
+
+
+def test_a_rule_that_cuts_more_than_the_form_has_is_passed_over():
+    cuts_four = lemma_rule("running", "run")
+    assert apply_rule(cuts_four, "ran") is None
+    assert first_applicable("ran", [cuts_four, lemma_rule("cat", "cat")]) == "ran"
+    assert first_applicable("ran", [cuts_four]) == "ran"  # no rule applies: the form itself
+
+
+def test_the_lookup_keeps_each_form_and_upos_most_frequent_lemma():
+    lookup = LemmaLookup.from_pairs(
+        [("saw", "VERB", "see"), ("saw", "NOUN", "saw"), ("saw", "VERB", "see"), ("saw", "VERB", "saw")]
+    )
+    assert lookup.get("saw", "VERB") == "see" and lookup.get("saw", "NOUN") == "saw"
+    assert lookup.get("saw", "ADJ") is None and lookup.get("sawn", "VERB") is None
+    assert LemmaLookup.from_json(lookup.to_json()).table == lookup.table
+
+
+@pytest.fixture(scope="module")
+def lemmatizer(small_treebank, tmp_path_factory):
+    from lstmparse.tagger.api import POSTagger
+    from lstmparse.tagger.options import TaggerOptions
+    from lstmparse.tagger.training import train_tagger
+
+    model_dir = tmp_path_factory.mktemp("lemmas") / "m"
+    options = TaggerOptions(
+        train=str(small_treebank["train"]), dev=str(small_treebank["dev"]), model_dir=str(model_dir), epochs=2
+    )
+    record = train_tagger(options, log=io.StringIO())
+    return POSTagger.load(model_dir), record
+
+
+def test_a_treebank_with_lemmas_trains_a_lemma_output(lemmatizer, small_treebank):
+    tagger, record = lemmatizer
+    assert "lemma" in tagger.model.columns
+    assert 50 < record["epochs"][-1]["dev_lemma"] <= 100
+    dev = list(read_sentences(str(small_treebank["dev"])))
+    blank = [s.with_columns({"lemma": ["_"] * len(s)}) for s in dev]
+    tagged = list(tagger.tag(blank))
+    for sentence, original in zip(tagged, dev, strict=True):
+        assert all(t.lemma not in ("", "_") or t.form == "_" for t in sentence.tokens)
+        assert [t.upos for t in sentence.tokens] == [t.upos for t in original.tokens]  # UPOS was not blank
+        for token, index in zip(sentence.tokens, sentence.token_lines, strict=True):
+            assert sentence.lines[index].split("\t")[2] == token.lemma
+    assert [s.to_conllu() for s in tagger.tag(dev)] == [s.to_conllu() for s in dev]  # filled: kept
+
+
+def test_lemmas_do_not_depend_on_the_other_sentences_tagged_with_them(lemmatizer, small_treebank):
+    tagger, _ = lemmatizer
+    dev = list(read_sentences(str(small_treebank["dev"])))
+    together = [[t.lemma for t in s.tokens] for s in tagger.tag(dev, retag=True)]
+    alone = [[t.lemma for t in s.tokens] for d in dev for s in tagger.tag([d], retag=True)]
+    assert together == alone
+
+
+def test_forms_seen_in_training_take_their_training_lemma(lemmatizer, small_treebank):
+    tagger, _ = lemmatizer
+    lookup = tagger.model.lemma_lookup
+    dev = list(read_sentences(str(small_treebank["dev"])))
+    words = [t for s in tagger.tag(dev, retag=True) for t in s.tokens]
+    seen = [t for t in words if lookup.get(t.form, t.upos) is not None]
+    assert len(seen) > len(words) / 5  # a tagger trained for two epochs; still hundreds of words
+    assert all(t.lemma == lookup.get(t.form, t.upos) for t in seen)
+
+
+def test_a_treebank_without_lemmas_trains_no_lemma_output(small_treebank, tmp_path):
+    from lstmparse.tagger.api import POSTagger
+    from lstmparse.tagger.options import TaggerOptions
+    from lstmparse.tagger.training import train_tagger
+
+    no_lemmas = tmp_path / "train.conllu"
+    sentences = list(read_sentences(str(small_treebank["train"])))[:30]
+    no_lemmas.write_text("".join(s.with_columns({"lemma": ["_"] * len(s)}).to_conllu() for s in sentences))
+    options = TaggerOptions(train=str(no_lemmas), model_dir=str(tmp_path / "m"), epochs=1)
+    train_tagger(options, log=io.StringIO())
+    tagger = POSTagger.load(tmp_path / "m")
+    assert "lemma" not in tagger.model.columns
+    (sentence,) = tagger.tag([["Dogs", "bark", "."]])
+    assert [t.lemma for t in sentence.tokens] == ["_"] * 3
