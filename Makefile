@@ -54,24 +54,24 @@ bench-constituency: install
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/constituency.py --model $(CONSTITUENCY_MODEL) \
 		--gold $(DATA)/const/gum/test.ptb
 
-# Raw text to trees with the shipped pipelines, one core: CoNLL 2018 scores from raw text and from
-# gold tokens with the tag columns blanked, and each stage's speed (models/README.md).
 # How well parse --confidence is calibrated: reliability tables (greedy and k-best) on EWT dev.
 bench-confidence: install
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/confidence.py --model models/en_ewt \
 		--gold $(DATA)/ud/en_ewt/dev.conllu
 
+# Raw text to trees with the shipped pipelines, one core: CoNLL 2018 scores from raw text and from
+# gold tokens with the tag and lemma columns blanked, and each stage's speed (models/README.md).
 bench-pipeline: install
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/pipeline.py --model models/en_ewt_pipeline \
 		--gold $(DATA)/ud/en_ewt/test.conllu
 
 # The same for Hungarian Szeged; its pipeline is not shipped (the treebank is CC BY-NC-SA), so it is
-# trained first if HU_PIPELINE does not hold it (about 35 minutes on one core).
+# trained first if HU_PIPELINE does not hold it (about 40 minutes on one core; models/README.md).
 HU_PIPELINE ?= runs/hu_szeged_pipeline
 $(HU_PIPELINE)/config.json:
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/lstmparse train --arch pipeline --train $(DATA)/ud/hu_szeged/train.conllu \
 		--dev $(DATA)/ud/hu_szeged/dev.conllu --model-dir $(HU_PIPELINE) --features words,pos,feats,chars \
-		--system arc-swap --batch-size 1 --dropout 0 --epochs 40 --max-minutes 12 --seed 1 --resume
+		--system arc-swap --epochs 60 --max-minutes 12 --seed 1 --resume
 bench-pipeline-hu: install $(HU_PIPELINE)/config.json
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/pipeline.py --model $(HU_PIPELINE) \
 		--gold $(DATA)/ud/hu_szeged/test.conllu
