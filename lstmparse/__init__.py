@@ -1,19 +1,19 @@
 """lstmparse: neural syntactic parsing with DyNet (tokenizer, tagger, stack-LSTM parser, TreeLSTM reranker, seq2seq
 constituency parser).
 
-Importing the package does not import DyNet; call :func:`configure` first to set
-DyNet's seed, memory or autobatching, then use :func:`load` or the modules.
+Importing the package neither imports nor configures DyNet.  :func:`load` (and
+``lstmparse.Parser`` and the other classes) apply the toolkit's DyNet settings on
+first use; call :func:`configure` before them to choose DyNet's seed, memory,
+autobatching or GPU.
 """
 
 from __future__ import annotations
 
-from lstmparse.backend import configure, configure_from_environment
+from lstmparse.backend import configure, configure_defaults
 from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence, Token, read_sentences
 
 __version__ = "0.6.0"
-
-configure_from_environment()
 
 
 def load(path=None):
@@ -30,6 +30,7 @@ def load(path=None):
     from lstmparse.families import family
     from lstmparse.model_io import DEFAULT_MODEL, model_arch
 
+    configure_defaults()
     path = resolve_model(path or DEFAULT_MODEL)
     return family(model_arch(path)).load(path)
 
@@ -41,6 +42,8 @@ def load_constituency(path, tagger=None):
     XPOS tags on the trees' preterminals where the input brings none (else ``XX``).
     """
     from lstmparse.catalog import resolve_model
+
+    configure_defaults()
     from lstmparse.seq2seq.api import ConstituencyParser
 
     return ConstituencyParser.load(resolve_model(path), resolve_model(tagger) if tagger is not None else None)
@@ -48,6 +51,8 @@ def load_constituency(path, tagger=None):
 
 def __getattr__(name: str):
     """``lstmparse.Parser``, ``ConstituencyParser`` and ``Pipeline``, imported (with DyNet) on first use."""
+    if name in ("Parser", "ConstituencyParser", "Pipeline"):
+        configure_defaults()
     if name == "Parser":
         from lstmparse.stacklstm.api import Parser
 

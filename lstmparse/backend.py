@@ -1,9 +1,13 @@
-"""DyNet configuration: memory, seed, autobatching, weight decay and GPU.
+"""DyNet configuration: memory, seed, autobatching, weight decay and GPU, set in one call.
 
 DyNet reads its settings once, when ``dynet`` is first imported, so they have to be
-in place before any model module is imported.  Importing :mod:`lstmparse` puts the
-toolkit's defaults in place (small memory pools instead of DyNet's 1.5 GiB); call
-:func:`configure` before the first import of a model module to change them.
+in place before any model module is imported.  Nothing is set as a side effect of
+importing :mod:`lstmparse`: each command of the CLI calls :func:`configure` with its
+settings (GPU ones included) before it imports a model module, and the API's entry
+points (``lstmparse.load``, ``lstmparse.Parser`` ...) call
+:func:`configure_defaults`, which applies the toolkit's defaults (small memory pools
+instead of DyNet's, ``LSTMPARSE_SEED``/``LSTMPARSE_MEMORY_MB`` from the environment)
+unless the user called :func:`configure` first.
 """
 
 from __future__ import annotations
@@ -29,12 +33,6 @@ GPU_HELP = (
     "this DyNet has no GPU support (pip's dyNET38 wheel is CPU-only); build the CUDA backend with "
     "`make dynet-gpu` (see README, 'GPU')"
 )
-gpu_request: dict = {"gpus": 0, "devices": None}  # set by the CLI's --gpu/--dynet-gpus/--dynet-devices
-
-
-def request_gpu(gpus: int = 1, devices: str | None = None) -> None:
-    """Ask for DyNet's GPU device(s) at the next :func:`configure` (DyNet's --dynet-gpus/--dynet-devices)."""
-    gpu_request.update(gpus=gpus, devices=devices)
 
 
 def configure(
@@ -42,18 +40,21 @@ def configure(
     memory_mb: int = DEFAULT_MEMORY_MB,
     autobatch: bool = False,
     weight_decay: float = 0.0,
+    gpus: int = 0,
+    devices: str | None = None,
     *,
     if_loaded: Literal["raise", "keep"] = "raise",
 ) -> None:
     """Set DyNet's global options and seed Python's and NumPy's generators too.
 
-    A ``seed`` of None leaves all three generators unseeded.  DyNet reads its
+    A ``seed`` of None leaves all three generators unseeded.  ``gpus``/``devices``
+    are DyNet's --dynet-gpus/--dynet-devices (``GPU:0,GPU:1``).  DyNet reads its
     settings once, when ``dynet`` is imported; asking for other settings afterwards
     raises :class:`ConfigurationError` (silently running with other settings than
     asked would make results irreproducible).  ``if_loaded="keep"`` (the command
     line's commands, which tests run one after another in one process) seeds Python
-    and NumPy, keeps DyNet as it is and says so on stderr.  When a GPU was
-    requested, DyNet is imported here and a CPU-only build stops with :data:`GPU_HELP`.
+    and NumPy, keeps DyNet as it is and says so on stderr.  When a GPU is asked
+    for, DyNet is imported here and a CPU-only build stops with :data:`GPU_HELP`.
     """
     loaded = "dynet" in sys.modules
     if loaded:
@@ -68,10 +69,10 @@ def configure(
         random_seed=_dynet_seed(seed),
         autobatch=int(autobatch),
         weight_decay=weight_decay,
-        requested_gpus=gpu_request["gpus"] if not gpu_request["devices"] else 0,
-        gpu_mask=_gpu_mask(gpu_request["devices"]),
+        requested_gpus=gpus if not devices else 0,
+        gpu_mask=_gpu_mask(devices),
     )
-    if gpu_request["gpus"] or gpu_request["devices"]:
+    if gpus or devices:
         dynet_config.set_gpu()
         _require_gpu()
 
@@ -122,8 +123,11 @@ def _settings(seed: int | None, memory_mb: int, autobatch: bool, weight_decay: f
     return current
 
 
-def configure_from_environment() -> None:
-    """Defaults for library users, overridable through ``LSTMPARSE_SEED``/``LSTMPARSE_MEMORY_MB``."""
+def configure_defaults() -> None:
+    """The toolkit's settings for library users, unless DyNet is configured (or loaded) already.
+
+    ``LSTMPARSE_SEED`` and ``LSTMPARSE_MEMORY_MB`` in the environment override the defaults.
+    """
     if "dynet" in sys.modules or dynet_config.get() is not None:
         return
     seed = os.environ.get("LSTMPARSE_SEED")

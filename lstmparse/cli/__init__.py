@@ -10,8 +10,8 @@ import sys
 
 import click
 
-from lstmparse import backend
 from lstmparse.cli.average import average
+from lstmparse.cli.common import GpuRequest
 from lstmparse.cli.corpus import parse_corpus
 from lstmparse.cli.ensemble import ensemble
 from lstmparse.cli.evaluate import evaluate
@@ -53,13 +53,14 @@ class OneLineErrors(click.Group):
 @click.option("--gpu", is_flag=True, help="run DyNet on the GPU (needs DyNet built with CUDA: make dynet-gpu)")
 @click.option("--dynet-gpus", type=click.IntRange(min=1), help="DyNet's --dynet-gpus: how many GPUs")
 @click.option("--dynet-devices", help="DyNet's --dynet-devices, e.g. GPU:0 or GPU:0,GPU:1")
-def main(gpu, dynet_gpus, dynet_devices) -> None:
+@click.pass_context
+def main(ctx: click.Context, gpu, dynet_gpus, dynet_devices) -> None:
     """Syntactic parsing on DyNet: stack-LSTM dependency parsing, TreeLSTM reranking, seq2seq constituency parsing.
 
     GPU options go before the command: lstmparse --gpu train ...
     """
-    if gpu or dynet_gpus or dynet_devices:
-        backend.request_gpu(dynet_gpus or 1, dynet_devices)
+    wanted = bool(gpu or dynet_gpus or dynet_devices)
+    ctx.obj = GpuRequest(gpus=(dynet_gpus or 1) if wanted else 0, devices=dynet_devices)
 
 
 for command in (

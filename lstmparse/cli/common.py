@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from functools import wraps
 
 import click
 
+from lstmparse import backend
 from lstmparse.errors import ConfigurationError, InputError, ModelError
 
 EXISTING_FILE = click.Path(exists=True, dir_okay=False)
@@ -29,6 +31,29 @@ class ModelParam(click.ParamType):
 
 MODEL = ModelParam()
 MODEL_HELP = "model directory or name (`lstmparse models` lists them) [default: en_ewt_pipeline]"
+
+
+@dataclass(frozen=True)
+class GpuRequest:
+    """What ``lstmparse --gpu/--dynet-gpus/--dynet-devices`` asked for (the main group's context object)."""
+
+    gpus: int = 0
+    devices: str | None = None
+
+
+def configure_dynet(seed: int | None, memory_mb: int = backend.DEFAULT_MEMORY_MB, weight_decay: float = 0.0) -> None:
+    """DyNet set up for this command in one call: its settings and the GPU the main options asked for."""
+    context = click.get_current_context(silent=True)
+    request = context.find_root().obj if context is not None else None
+    gpu = request if isinstance(request, GpuRequest) else GpuRequest()
+    backend.configure(
+        seed=seed,
+        memory_mb=memory_mb,
+        weight_decay=weight_decay,
+        gpus=gpu.gpus,
+        devices=gpu.devices,
+        if_loaded="keep",
+    )
 
 
 def clean_errors(command):

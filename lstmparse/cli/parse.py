@@ -8,7 +8,7 @@ import time
 import click
 
 from lstmparse import backend
-from lstmparse.cli.common import MEMORY_MB, MODEL, MODEL_HELP, clean_errors, written
+from lstmparse.cli.common import MEMORY_MB, MODEL, MODEL_HELP, clean_errors, configure_dynet, written
 from lstmparse.document import sentences_text
 from lstmparse.errors import ConfigurationError
 from lstmparse.formats import FORMATS, RAW_FORMATS
@@ -195,7 +195,7 @@ def _parse_dependency(models, input_file, output_file, formats, search, quiet, m
         raise click.BadParameter("bracketed trees need a constituency (seq2seq) model", param_hint=option)
     if kbest > beam:
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
-    backend.configure(seed=1, memory_mb=memory_mb, if_loaded="keep")
+    configure_dynet(seed=1, memory_mb=memory_mb)
     from lstmparse.pipeline.api import Pipeline
 
     load_start = time.time()
@@ -257,7 +257,7 @@ def _parse_constituency(model_dir, input_file, output_file, formats, tagger_dir,
         raise click.BadParameter("constituency models parse in one process (batched beam search)", param_hint="--jobs")
     if kbest > beam:
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
-    backend.configure(seed=1, memory_mb=memory_mb, if_loaded="keep")
+    configure_dynet(seed=1, memory_mb=memory_mb)
     from lstmparse.pipeline.manifest import default_tokenizer
     from lstmparse.seq2seq.api import ConstituencyParser
     from lstmparse.seq2seq.outputs import constituency_text, read_inputs, with_inputs

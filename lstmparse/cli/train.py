@@ -13,8 +13,7 @@ from collections.abc import Callable
 
 import click
 
-from lstmparse import backend
-from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, clean_errors
+from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, clean_errors, configure_dynet
 from lstmparse.families import TRAINABLE, family
 from lstmparse.layers import CHAR_LSTM_SIZE
 from lstmparse.pipeline.options import PipelineOptions
@@ -304,7 +303,7 @@ def train(**given) -> None:
     memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
     seed = _default(options_class, "seed") if given["seed"] is None else given["seed"]
     options = BUILDERS[arch](options_class, {name: value for name, value in given.items() if _was_given(ctx, name)})
-    backend.configure(seed=seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY, if_loaded="keep")
+    configure_dynet(seed=seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY)
     record = family(arch).trainer_function()(options)  # imported now that DyNet is configured
     click.echo(f"{_summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)
 

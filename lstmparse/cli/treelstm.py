@@ -7,7 +7,7 @@ import sys
 import click
 
 from lstmparse import backend
-from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, MODEL, clean_errors
+from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, MODEL, clean_errors, configure_dynet
 
 
 @click.command()
@@ -31,7 +31,7 @@ def rerank(kbest, model_dir, k, weight, tune_file, gold_file, save, output_file,
         raise click.UsageError("--tune and --gold go together")
     if kbest is None and tune_file is None:
         raise click.UsageError("give a KBEST file to rerank, or --tune and --gold")
-    backend.configure(seed=1, memory_mb=memory_mb, if_loaded="keep")
+    configure_dynet(seed=1, memory_mb=memory_mb)
     from lstmparse.model_io import update_config
     from lstmparse.outputs import check_output_path, open_output
     from lstmparse.treelstm import rerank as reranking
@@ -93,7 +93,7 @@ def _tuned(model, tune_file: str, gold_file: str):
 @clean_errors
 def score(treebank, model_dir, memory_mb) -> None:
     """Print log P(S|T), word count and perplexity of each tree in TREEBANK (- for stdin)."""
-    backend.configure(seed=1, memory_mb=memory_mb, if_loaded="keep")
+    configure_dynet(seed=1, memory_mb=memory_mb)
     from lstmparse.treelstm.model import TreeLSTM
     from lstmparse.treelstm.rerank import comment_value
     from lstmparse.treelstm.training import corpus_perplexity, read_trees, tree_scores
@@ -116,7 +116,7 @@ def score(treebank, model_dir, memory_mb) -> None:
 @clean_errors
 def sample(model_dir, count, max_words, seed) -> None:
     """Generate trees from a TreeLSTM and write them as CoNLL-U (HEAD filled, DEPREL _)."""
-    backend.configure(seed=seed, if_loaded="keep")
+    configure_dynet(seed=seed)
     from lstmparse.formats import Sentence
     from lstmparse.treelstm.model import TreeLSTM
 
