@@ -31,6 +31,24 @@ def run_cli(
     return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=timeout, env=environment)
 
 
+def assert_one_error_line(result: subprocess.CompletedProcess, *fragments: str) -> None:
+    """Exit code 2 and one line on stderr, ``lstmparse: ...``, holding each fragment."""
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lstmparse: "), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def blank_tags(text: str) -> str:
+    """CoNLL-U text with the UPOS, XPOS and FEATS columns blanked."""
+    rows = [line.split("\t") for line in text.split("\n")]
+    for row in rows:
+        if len(row) == 10 and row[0].isdigit():
+            row[3:6] = ["_", "_", "_"]
+    return "\n".join("\t".join(row) for row in rows)
+
+
 def first_sentences(path: Path, count: int) -> str:
     """The first ``count`` sentence blocks of a CoNLL-U file, as text."""
     blocks = path.read_text(encoding="utf-8").split("\n\n")

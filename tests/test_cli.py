@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
+from functools import partial
 
 import pytest
+from conftest import run_cli
 
 from lstmparse.formats import read_sentences
 
-
-def lstmparse(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "lstmparse", *map(str, args)], input=stdin, capture_output=True, text=True, timeout=600
-    )
+lstmparse = partial(run_cli, timeout=600)  # some commands here train
 
 
 @pytest.fixture(scope="module")

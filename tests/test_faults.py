@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, first_sentences
+from conftest import ROOT, assert_one_error_line, blank_tags, first_sentences
+from conftest import run_cli as lstmparse_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,28 +26,6 @@ from lstmparse.stacklstm.training import build_vocabularies
 
 UPOS_MODEL = ROOT / "models" / "en_ewt_wp"  # reads UPOS
 GOOD = "1\tDogs\t_\tNOUN\t_\t_\t2\tnsubj\t_\t_\n2\tbark\t_\tVERB\t_\t_\t0\troot\t_\t_\n\n"
-
-
-def lstmparse_cli(*args, stdin: str | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
-    """The installed command line in a fresh process (a hang fails the test through ``timeout``)."""
-    command = [sys.executable, "-m", "lstmparse", *map(str, args)]
-    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=timeout)
-
-
-def assert_one_error_line(result: subprocess.CompletedProcess, *fragments: str) -> None:
-    assert result.returncode == 2, result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("lstmparse: "), result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0]
-
-
-def blank_tags(text: str) -> str:
-    rows = [line.split("\t") for line in text.split("\n")]
-    for row in rows:
-        if len(row) == 10 and row[0].isdigit():
-            row[3:6] = ["_", "_", "_"]
-    return "\n".join("\t".join(row) for row in rows)
 
 
 # --- a model never parses columns it reads but the input leaves blank ---------------------------------------

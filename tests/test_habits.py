@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
-from test_faults import assert_one_error_line
+from conftest import ROOT, assert_one_error_line
+from conftest import run_cli as cli
 
 import lstmparse
 from lstmparse.catalog import resolve_model
@@ -19,11 +19,6 @@ from lstmparse.formats import read_sentences
 
 MODELS = ROOT / "models"
 TEXT = "Dogs bark. Cats sleep.\nThe U.S. Federal Reserve raised interest rates.\n"
-
-
-def cli(*args, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "lstmparse", *map(str, args)]
-    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=300, env=env)
 
 
 def sentences_of(text: str) -> list:

@@ -7,9 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import FASTEST_MODEL
-from test_faults import assert_one_error_line
-from test_faults import lstmparse_cli as lstmparse
+from conftest import FASTEST_MODEL, assert_one_error_line
+from conftest import run_cli as lstmparse
 
 from lstmparse.formats import read_sentences
 from lstmparse.tokenizer.data import paragraphs
@@ -111,7 +110,7 @@ def test_tagged_input_keeps_its_tags_unless_retagged(pipeline, small_treebank):
 
 
 def test_untagged_conllu_is_tagged_before_parsing(pipeline, small_treebank):
-    from test_faults import blank_tags
+    from conftest import blank_tags
 
     model, _ = pipeline
     result = lstmparse("parse", "--model", model, "--quiet", stdin=blank_tags(small_treebank["dev"].read_text()))

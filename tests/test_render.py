@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import DATA, EWT
-from test_faults import assert_one_error_line
+from conftest import DATA, EWT, assert_one_error_line
+from conftest import run_cli as cli
 
 from lstmparse.formats import read_sentences
 from lstmparse.ptb import read_ptb
 from lstmparse.render import Arc, arc_levels, constituency_svg, dependency_svg, wrong_words
 
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lstmparse", *map(str, args)], capture_output=True, text=True)
 
 
 def arcs_of(svg: ET.Element) -> list[ET.Element]:
