@@ -90,7 +90,7 @@ def measure(row: str, treebank: str, count: int) -> dict:
     from lstmparse import backend
 
     backend.configure(seed=1, memory_mb=MEMORY_MB[batching], weight_decay=1e-6)
-    from lstmparse.stacklstm.options import Dimensions, TrainingOptions
+    from lstmparse.stacklstm.options import StackLSTMDimensions, StackLSTMOptions
     from lstmparse.stacklstm.training import (
         batch_actions,
         batch_loss_function,
@@ -102,8 +102,8 @@ def measure(row: str, treebank: str, count: int) -> dict:
     from lstmparse.training import Updates, run_epoch, seed_epoch, shuffled_batches
 
     values = dict(SETTINGS[setting])
-    dims = Dimensions(context_layers=values.pop("context_layers", 0))
-    options = TrainingOptions(
+    dims = StackLSTMDimensions(context_layers=values.pop("context_layers", 0))
+    options = StackLSTMOptions(
         train=str(Path(treebank) / "train.conllu"),
         model_dir="",
         batch_size=int(size),

@@ -72,7 +72,7 @@ FAMILIES = (
         "stacklstm",
         "stack-LSTM parser",
         "dependency parser",
-        "lstmparse.stacklstm.options:TrainingOptions",
+        "lstmparse.stacklstm.options:StackLSTMOptions",
         "lstmparse.stacklstm.training:train",
         "lstmparse.stacklstm.api:Parser.load",
     ),

@@ -57,12 +57,12 @@ def test_missing_or_foreign_directories_are_clear_errors(tmp_path):
 
 
 def test_pretrained_vectors_are_stored_and_stay_fixed(tmp_path, small_treebank):
-    from lstmparse.stacklstm.options import TrainingOptions
+    from lstmparse.stacklstm.options import StackLSTMOptions
     from lstmparse.stacklstm.training import train
 
     vectors = tmp_path / "vectors.txt"
     vectors.write_text("3 4\nthe 1 0 0 0\nof 0 1 0 0\nand 0 0 1 0.5\n", encoding="utf-8")
-    options = TrainingOptions(
+    options = StackLSTMOptions(
         train=str(small_treebank["dev"]),
         model_dir=str(tmp_path / "m"),
         features=["words", "pretrained", "feats"],
@@ -157,10 +157,10 @@ def test_models_of_revision_1_load_only_where_the_model_is_unchanged(
 def test_resuming_a_revision_1_model_trains_it_under_revision_2(tmp_path, small_treebank):
     import io
 
-    from lstmparse.stacklstm.options import TrainingOptions
+    from lstmparse.stacklstm.options import StackLSTMOptions
     from lstmparse.stacklstm.training import train
 
-    options = TrainingOptions(
+    options = StackLSTMOptions(
         train=str(small_treebank["train"]),
         dev=str(small_treebank["dev"]),
         model_dir=str(tmp_path / "m"),
@@ -172,7 +172,7 @@ def test_resuming_a_revision_1_model_trains_it_under_revision_2(tmp_path, small_
     _as_revision_1(tmp_path / "m")
     (tmp_path / "m" / "checkpoint" / model_io.CONFIG).unlink()  # resume from the (old) best model
     log = io.StringIO()
-    record = train(TrainingOptions(**{**options.__dict__, "epochs": 2, "resume": True}), log=log)
+    record = train(StackLSTMOptions(**{**options.__dict__, "epochs": 2, "resume": True}), log=log)
     assert "revision-1 model" in log.getvalue()
     assert record["revision_1_epochs"] == 1 and record["best_epoch"] == 2  # old dev scores do not compete
     assert StackLSTMParser.load(str(tmp_path / "m")).training["revision_1_epochs"] == 1

@@ -1,6 +1,6 @@
 """``lstmparse train``: one command for every model family, its options grouped by the family they apply to.
 
-Each family's defaults live in its options dataclass (``TrainingOptions``,
+Each family's defaults live in its options dataclass (``StackLSTMOptions``,
 ``TreeLSTMOptions``, ``Seq2SeqOptions``); an option left out takes that default,
 and ``--help`` shows it from there.  An option given to a family that does not
 use it is refused rather than silently ignored.
@@ -23,8 +23,8 @@ from lstmparse.stacklstm.options import (
     DEFAULT_FEATURES,
     FEATURES,
     LEARNING_RATE_HELP,
-    Dimensions,
-    TrainingOptions,
+    StackLSTMDimensions,
+    StackLSTMOptions,
     parse_features,
 )
 from lstmparse.stacklstm.oracles import ORACLES
@@ -87,7 +87,7 @@ def _default(options_class: type, name: str):
 def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> str:
     """'[default: stacklstm 1; TreeLSTMs 32; seq2seq 16]', read from each family's options dataclass."""
     named = {
-        "stacklstm": TrainingOptions,
+        "stacklstm": StackLSTMOptions,
         "TreeLSTMs": TreeLSTMOptions,
         "seq2seq": Seq2SeqOptions,
         "tagger": TaggerOptions,
@@ -99,7 +99,7 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
 
 def _learning_rate_default(options_class: type) -> object:
     """The stack-LSTM's learning rate follows its optimizer and batch size; the others have one value."""
-    return LEARNING_RATE_HELP if options_class is TrainingOptions else _default(options_class, "learning_rate")
+    return LEARNING_RATE_HELP if options_class is StackLSTMOptions else _default(options_class, "learning_rate")
 
 
 @click.command(cls=FamilyCommand)
@@ -137,7 +137,9 @@ def _learning_rate_default(options_class: type) -> object:
     type=click.FloatRange(0, 1, max_open=True),
     help="dropout on token vectors and inside the LSTMs, training only " + _defaults("dropout"),
 )
-@family_option("--seed", type=int, help=f"seeds Python, NumPy and DyNet [default: {_default(TrainingOptions, 'seed')}]")
+@family_option(
+    "--seed", type=int, help=f"seeds Python, NumPy and DyNet [default: {_default(StackLSTMOptions, 'seed')}]"
+)
 @family_option("--overwrite", is_flag=True, help="replace the model already in MODEL_DIR (otherwise refused)")
 @family_option(
     "--memory-mb",
@@ -161,13 +163,13 @@ def _learning_rate_default(options_class: type) -> object:
     "--input-format",
     type=click.Choice(["conllu", "conllx"]),
     families=STACK + TREE,
-    help=f"[default: {_default(TrainingOptions, 'input_format')}]",
+    help=f"[default: {_default(StackLSTMOptions, 'input_format')}]",
 )
 @family_option("--features", families=STACK + PIPELINE, help=f"{FEATURE_HELP} [default: {','.join(DEFAULT_FEATURES)}]")
 @family_option(
     "--system",
     families=STACK + PIPELINE,
-    help=f"transition system, stored in the model [default: {_default(TrainingOptions, 'system')}]",
+    help=f"transition system, stored in the model [default: {_default(StackLSTMOptions, 'system')}]",
     type=click.Choice(list(SYSTEMS)),
 )
 @family_option(
@@ -178,14 +180,14 @@ def _learning_rate_default(options_class: type) -> object:
         f"{name}: {oracle.description} ({', '.join(n for n, system in SYSTEMS.items() if system.has_oracle(name))})"
         for name, oracle in ORACLES.items()
     )
-    + f" [default: {_default(TrainingOptions, 'oracle')}]",
+    + f" [default: {_default(StackLSTMOptions, 'oracle')}]",
 )
 @family_option(
     "--batching",
     type=click.Choice(list(BATCHING)),
     families=STACK + PIPELINE,
     help="; ".join(f"{name}: {text}" for name, text in BATCHING.items())
-    + f" [default: {_default(TrainingOptions, 'batching')}]",
+    + f" [default: {_default(StackLSTMOptions, 'batching')}]",
 )
 @family_option(
     "--length-batches/--random-batches",
@@ -193,7 +195,7 @@ def _learning_rate_default(options_class: type) -> object:
     families=STACK + PIPELINE,
     help="minibatches of sentences of similar length, in a random order (lock-step batches then take fewer "
     "steps), or of random sentences "
-    f"[default: {'--length-batches' if _default(TrainingOptions, 'length_batches') else '--random-batches'}]",
+    f"[default: {'--length-batches' if _default(StackLSTMOptions, 'length_batches') else '--random-batches'}]",
 )
 @family_option(
     "--optimizer",
@@ -201,26 +203,26 @@ def _learning_rate_default(options_class: type) -> object:
     families=STACK + PIPELINE,
     help="sgd: eta0 / (1 + decay * epoch) as in the papers; adam: Adam, its alpha decayed alike; "
     "both clip the gradient of a batch's summed loss at "
-    f"{_default(TrainingOptions, 'clip')} x sqrt(batch size) [default: {_default(TrainingOptions, 'optimizer')}]",
+    f"{_default(StackLSTMOptions, 'clip')} x sqrt(batch size) [default: {_default(StackLSTMOptions, 'optimizer')}]",
 )
 @family_option(
     "--alpha",
     type=click.FloatRange(min=0),
     families=STACK + PIPELINE,
-    help=f"explore with p^alpha [default: {_default(TrainingOptions, 'alpha')}]",
+    help=f"explore with p^alpha [default: {_default(StackLSTMOptions, 'alpha')}]",
 )
 @family_option(
     "--explore-p",
     type=click.FloatRange(0, 1),
     families=STACK + PIPELINE,
     help="probability of following a sampled action when exploring "
-    f"[default: {_default(TrainingOptions, 'explore_p')}]",
+    f"[default: {_default(StackLSTMOptions, 'explore_p')}]",
 )
 @family_option(
     "--explore-after",
     type=click.IntRange(min=0),
     families=STACK + PIPELINE,
-    help=f"epochs before exploring [default: {_default(TrainingOptions, 'explore_after')}]",
+    help=f"epochs before exploring [default: {_default(StackLSTMOptions, 'explore_after')}]",
 )
 @family_option(
     "--pseudo-projective",
@@ -233,7 +235,7 @@ def _learning_rate_default(options_class: type) -> object:
     type=click.IntRange(min=0),
     families=STACK + PIPELINE,
     help="bi-LSTM layers over the token vectors before parsing (0: the papers' model) "
-    f"[default: {Dimensions().context_layers}]",
+    f"[default: {StackLSTMDimensions().context_layers}]",
 )
 @family_option(
     "--objective",
@@ -351,7 +353,7 @@ def _stacklstm_options(options_class: type, given: dict):
     if "features" in given:
         values["features"] = parse_features(given["features"])
     if "context_layers" in given:
-        values["dims"] = Dimensions(context_layers=given["context_layers"])
+        values["dims"] = StackLSTMDimensions(context_layers=given["context_layers"])
     return options_class(**values)
 
 
@@ -396,7 +398,7 @@ def _pipeline_options(options_class: type, given: dict):
     parser_given = {name: value for name, value in given.items() if name != "resume"}
     if "pretrained" not in parse_features(given.get("features", ",".join(DEFAULT_FEATURES))):
         parser_given.pop("pretrained", None)  # the taggers' vectors; the parser reads them only when asked
-    parser = _stacklstm_options(TrainingOptions, parser_given | {"model_dir": ""})
+    parser = _stacklstm_options(StackLSTMOptions, parser_given | {"model_dir": ""})
     values = _common(given) | _fields(given, "jackknife", "pretrained", "resume")
     return options_class(**values, parser=parser)
 

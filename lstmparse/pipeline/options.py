@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lstmparse.options import RunOptions
-from lstmparse.stacklstm.options import TrainingOptions
+from lstmparse.stacklstm.options import StackLSTMOptions
 
 
 @dataclass
@@ -18,6 +18,6 @@ class PipelineOptions(RunOptions):
 
     epochs: int | None = None  # None: each family's default
     jackknife: int = 4  # folds of the training set, each tagged by a tagger trained on the others
-    parser: TrainingOptions | None = None  # the parser's settings (its features should include pos)
+    parser: StackLSTMOptions | None = None  # the parser's settings (its features should include pos)
     pretrained: str | None = None  # word2vec text file for the taggers (and the parser, if its features name it)
     resume: bool = False  # reuse the parts (and jack-knifed data) already in model_dir that match this run

@@ -28,7 +28,7 @@ from lstmparse.model_io import CONFIG, atomic_write
 from lstmparse.options import RunOptions
 from lstmparse.pipeline.manifest import ARCH
 from lstmparse.pipeline.options import PipelineOptions
-from lstmparse.stacklstm.options import TrainingOptions
+from lstmparse.stacklstm.options import StackLSTMOptions
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tagger.options import TaggerOptions
 from lstmparse.tokenizer.options import TokenizerOptions
@@ -45,7 +45,7 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     record["parts"]["tagger"] = _trained("tagger", TaggerOptions, options, log)
     train_tagged, dev_tagged = jackknifed(options, log)
     parser_options = dataclasses.replace(
-        options.parser or TrainingOptions(train=options.train, model_dir=""),
+        options.parser or StackLSTMOptions(train=options.train, model_dir=""),
         train=str(train_tagged),
         dev=None if dev_tagged is None else str(dev_tagged),
         model_dir=str(directory / "parser"),

@@ -1,7 +1,7 @@
 """Sequence-to-sequence constituency parsing with attention (Vinyals et al. 2015).
 
 "Grammar as a Foreign Language": an encoder LSTM reads the sentence reversed, a
-decoder LSTM writes the linearized tree (:mod:`lstmparse.linearization`), and at
+decoder LSTM writes the linearized tree (:mod:`lstmparse.seq2seq.linearization`), and at
 every step attention over the encoder's outputs (section 2.1)
 
     u_i = v^T tanh(W1 h_i + W2 d_t),  a = softmax(u),  d'_t = sum_i a_i h_i

@@ -2,7 +2,10 @@
 
 ``model`` holds the network (section 3 of Dyer et al.: stack LSTMs, composition,
 parser state), ``tokens`` the token vectors (section 3.3), ``systems`` the
-transition systems with their oracles, ``decoding`` greedy and beam search in
-lock-step, ``oracle`` the training examples, ``training`` the family's hooks for
-the shared training loop, ``api`` the loaded parser users call.
+transition systems (one module each), ``oracles`` the static and dynamic oracles,
+``examples`` the training examples, ``lockstep`` parses advanced together in one
+graph, ``decoding`` greedy and beam search on it, ``ensemble`` several parsers
+decoded as one, ``batch_loss`` lock-step training, ``training`` the family's hooks
+for the shared training loop, ``api`` the loaded parser users call, ``parallel``
+parsing in worker processes.
 """

@@ -21,7 +21,7 @@ from lstmparse.errors import ModelError
 from lstmparse.formats import Token
 from lstmparse.layers.stack_lstm import StackLSTM
 from lstmparse.model_io import assign_values, effective_values, load_directory, model_contents, save_directory
-from lstmparse.stacklstm.options import Dimensions
+from lstmparse.stacklstm.options import StackLSTMDimensions
 from lstmparse.stacklstm.oracles import Oracle
 from lstmparse.stacklstm.pseudo_projective import deprojectivize
 from lstmparse.stacklstm.systems import Configuration, TransitionSystem, make_system
@@ -100,7 +100,7 @@ class StackLSTMParser:
         system: TransitionSystem,
         features: Sequence[str],
         vocabs: dict[str, Vocabulary],
-        dims: Dimensions | None = None,
+        dims: StackLSTMDimensions | None = None,
         pretrained_dim: int = 0,
         pseudo_projective: bool = False,
     ) -> None:
@@ -110,7 +110,7 @@ class StackLSTMParser:
         self.features = list(features)
         self.vocabs = vocabs
         self.pretrained_dim = pretrained_dim
-        self.dims = dims = dims or Dimensions()
+        self.dims = dims = dims or StackLSTMDimensions()
         self.model = model = dy.ParameterCollection()
         self.tokens = TokenEncoder(model, features, dims, vocabs, pretrained_dim)
         self.stack_lstm = StackLSTM(model, dims.layers, dims.token, dims.lstm)
@@ -246,7 +246,7 @@ class StackLSTMParser:
                 system,
                 config["features"],
                 vocabs,
-                Dimensions(**config["dims"]),
+                StackLSTMDimensions(**config["dims"]),
                 config["pretrained_dim"],
                 config.get("pseudo_projective", False),
             )

@@ -23,7 +23,7 @@ BATCHING = {  # --batching: how a minibatch's loss is computed (both give the sa
 
 
 @dataclass
-class Dimensions:
+class StackLSTMDimensions:
     """Sizes of the network's layers; defaults follow section 6.1 of the papers."""
 
     word: int = 32  # learned word embedding
@@ -44,7 +44,7 @@ class Dimensions:
 
 
 @dataclass
-class TrainingOptions(RunOptions):
+class StackLSTMOptions(RunOptions):
     """How to train a stack-LSTM parser; the defaults are the papers' (section 6.1) and the CLI's."""
 
     DYNET_MEMORY_MB: ClassVar[int] = 512
@@ -67,7 +67,7 @@ class TrainingOptions(RunOptions):
     dropout: float = 0.2  # not in the papers: lock-step batches overfit without it (README, "Training")
     pretrained: str | None = None
     input_format: str = "conllu"
-    dims: Dimensions = field(default_factory=Dimensions)
+    dims: StackLSTMDimensions = field(default_factory=StackLSTMDimensions)
     resume: bool = False  # continue from the model directory's last checkpoint
 
     def __post_init__(self) -> None:
@@ -83,7 +83,7 @@ def default_learning_rate(optimizer: str, batch_size: int) -> float:
     Adam: 0.002.
     """
     if optimizer == "adam":
-        return TrainingOptions.ADAM_LEARNING_RATE
+        return StackLSTMOptions.ADAM_LEARNING_RATE
     return round(0.1 * min(1.0, (8 / batch_size) ** 0.5), 2)
 
 

@@ -13,7 +13,7 @@ built with (``--features``):
 The whole sentence goes through one batched affine layer, and words of equal
 length share one batched character-LSTM run, to keep the graph small.
 
-Optionally (``Dimensions.context_layers`` > 0, not in the papers) the token vectors
+Optionally (``StackLSTMDimensions.context_layers`` > 0, not in the papers) the token vectors
 then pass through a bi-LSTM over the sentence, so that every vector the stack and
 buffer LSTMs see already knows its sentence context (as in Kiperwasser & Goldberg
 2016); models/README.md gives its measured effect.
@@ -32,7 +32,7 @@ from lstmparse.layers.birnn import transduce_sentences
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
 from lstmparse.model_io import birnn_parameters
-from lstmparse.stacklstm.options import FEATURES, Dimensions
+from lstmparse.stacklstm.options import FEATURES, StackLSTMDimensions
 from lstmparse.vocab import Vocabulary
 
 NO_FEATURE = "<none>"
@@ -45,7 +45,7 @@ class TokenEncoder:
         self,
         model: dy.ParameterCollection,
         features: Sequence[str],
-        dims: Dimensions,
+        dims: StackLSTMDimensions,
         vocabs: dict[str, Vocabulary],
         pretrained_dim: int = 0,
     ) -> None:

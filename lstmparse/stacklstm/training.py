@@ -34,7 +34,7 @@ from lstmparse.model_io import load_directory
 from lstmparse.stacklstm.batch_loss import lockstep_loss
 from lstmparse.stacklstm.examples import Example, oracle_examples, root_label_of, sentence_rng, training_trees
 from lstmparse.stacklstm.model import StackLSTMParser, revision_1_changes
-from lstmparse.stacklstm.options import TrainingOptions
+from lstmparse.stacklstm.options import StackLSTMOptions
 from lstmparse.stacklstm.oracles import Exploration, Oracle, make_oracle
 from lstmparse.stacklstm.systems import SYSTEMS, TransitionSystem, make_system
 from lstmparse.stacklstm.tokens import NO_FEATURE, split_feats
@@ -77,14 +77,14 @@ def check_feature_columns(path: str, sentences: Sequence[Sentence], features: Se
             )
 
 
-def epoch_oracle(system: TransitionSystem, options: TrainingOptions, epoch: int) -> Oracle:
+def epoch_oracle(system: TransitionSystem, options: StackLSTMOptions, epoch: int) -> Oracle:
     """The oracle an epoch (0-based) trains with: exploration starts after ``explore_after`` epochs."""
     explore_p = options.explore_p if epoch >= options.explore_after else 0.0
     return make_oracle(system, options.oracle, Exploration(explore_p, options.alpha))
 
 
 def batch_loss_function(
-    parser: StackLSTMParser, oracle: Oracle, options: TrainingOptions, epoch: int
+    parser: StackLSTMParser, oracle: Oracle, options: StackLSTMOptions, epoch: int
 ) -> Callable[[list[Example]], dy.Expression | None]:
     """The loss of a minibatch: lock-step (one batched graph) or summed one-sentence graphs (autobatched)."""
 
@@ -110,7 +110,7 @@ def evaluate_parser(parser: StackLSTMParser, sentences: Sequence[Sentence]) -> S
     return score_trees(gold, predictions)
 
 
-def prepare(options: TrainingOptions, log: TextIO) -> tuple[StackLSTMParser, list[Example], list[Sentence], dict]:
+def prepare(options: StackLSTMOptions, log: TextIO) -> tuple[StackLSTMParser, list[Example], list[Sentence], dict]:
     """Read the data, build the system, the oracle examples and an untrained parser."""
     train_sentences = read_treebank(options.train, options.input_format)
     dev_sentences = read_treebank(options.dev, options.input_format) if options.dev else []
@@ -163,7 +163,7 @@ def prepare(options: TrainingOptions, log: TextIO) -> tuple[StackLSTMParser, lis
     return parser, examples, dev_sentences, record
 
 
-def check_system_options(system: TransitionSystem, options: TrainingOptions) -> None:
+def check_system_options(system: TransitionSystem, options: StackLSTMOptions) -> None:
     """Refuse an oracle the system lacks, and pseudo-projective encoding for a non-projective system."""
     if options.oracle not in system.oracles:
         having = ", ".join(name for name, kind in SYSTEMS.items() if kind.has_oracle(options.oracle))
@@ -223,7 +223,7 @@ class StackLSTMTraining(TrainingHooks):
         return f"dev UAS {entry['dev_uas']:.2f} LAS {entry['dev_las']:.2f}"
 
 
-def train(options: TrainingOptions, log: TextIO = sys.stderr) -> dict:
+def train(options: StackLSTMOptions, log: TextIO = sys.stderr) -> dict:
     """Train a parser and write the best model to ``options.model_dir``; returns the training record.
 
     With ``max_minutes`` the whole run, dev evaluations included, stays within the
@@ -284,7 +284,7 @@ def restore_checkpoint(parser: StackLSTMParser, model_dir: str, log: TextIO) -> 
     return record
 
 
-def new_trainer(model: dy.ParameterCollection, options: TrainingOptions) -> dy.Trainer:
+def new_trainer(model: dy.ParameterCollection, options: StackLSTMOptions) -> dy.Trainer:
     """SGD (the papers') or Adam, on summed minibatch losses, clipped at :func:`batch_clip_threshold`."""
     if options.optimizer == "adam":
         trainer = dy.AdamTrainer(model, alpha=options.learning_rate)

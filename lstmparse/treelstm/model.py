@@ -2,7 +2,7 @@
 
 Zhang, Lu & Lapata (2016).  P(S|T) is the product, over the words in breadth-first
 generation order, of P(w | D(w)), where D(w) is w's dependency path from ROOT
-(:mod:`lstmparse.dependency_paths`).  Four LSTMs, GEN-L, GEN-R, GEN-NX-L and
+(:mod:`lstmparse.treelstm.dependency_paths`).  Four LSTMs, GEN-L, GEN-R, GEN-NX-L and
 GEN-NX-R, one per edge type, share one hidden state: the state that generates w is
 the LSTM of w's edge type applied to the embedding of the path's previous node
 (head or closer sibling) and that node's state (section 2.2).  One input embedding

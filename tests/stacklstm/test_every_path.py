@@ -35,7 +35,7 @@ from lstmparse.formats import read_treebank
 from lstmparse.stacklstm.api import Parser
 from lstmparse.stacklstm.lockstep import LockstepGraph, vector_value
 from lstmparse.stacklstm.model import StackLSTMParser
-from lstmparse.stacklstm.options import Dimensions, TrainingOptions
+from lstmparse.stacklstm.options import StackLSTMDimensions, StackLSTMOptions
 from lstmparse.stacklstm.systems import make_system
 from lstmparse.stacklstm.training import build_vocabularies, train
 
@@ -93,7 +93,7 @@ def trained(hungarian, tmp_path_factory):
             system, pseudo_projective = SYSTEMS[system_id]
             features, context_layers = FEATURE_SETS[features_id]
             directory = tmp_path_factory.mktemp(f"{system_id}-{features_id}")
-            options = TrainingOptions(
+            options = StackLSTMOptions(
                 train=str(hungarian["train"]),
                 model_dir=str(directory),
                 features=features,
@@ -101,7 +101,7 @@ def trained(hungarian, tmp_path_factory):
                 pseudo_projective=pseudo_projective,
                 epochs=2,
                 pretrained=str(hungarian["vectors"]) if "pretrained" in features else None,
-                dims=Dimensions(**SMALL, context_layers=context_layers),
+                dims=StackLSTMDimensions(**SMALL, context_layers=context_layers),
             )
             train(options, log=io.StringIO())
             models[system_id, features_id] = directory
@@ -116,7 +116,7 @@ def untrained_parser(system_id: str, features_id: str, sentences) -> StackLSTMPa
     labels = {t.deprel for s in sentences for t in s.tokens}
     system = make_system(system_name, labels, "root")
     vocabs = build_vocabularies(sentences, ["a", "the"])
-    dims = Dimensions(**SMALL, context_layers=context_layers)
+    dims = StackLSTMDimensions(**SMALL, context_layers=context_layers)
     return StackLSTMParser(system, features, vocabs, dims, 6, pseudo_projective)
 
 

@@ -23,7 +23,7 @@ from lstmparse.formats import read_treebank
 from lstmparse.stacklstm.batch_loss import lockstep_loss
 from lstmparse.stacklstm.examples import oracle_examples, sentence_rng, training_trees
 from lstmparse.stacklstm.lockstep import LockstepGraph, vector_value
-from lstmparse.stacklstm.options import TrainingOptions
+from lstmparse.stacklstm.options import StackLSTMOptions
 from lstmparse.stacklstm.oracles import ORACLES, Exploration, make_oracle
 from lstmparse.stacklstm.systems import SYSTEMS as SYSTEM_TYPES
 from lstmparse.stacklstm.training import train
@@ -128,7 +128,7 @@ def test_both_batchings_train_the_same_model(small_treebank, tmp_path):
     """One epoch at batch 4, exploring, with each batching: the same loss and dev scores."""
     records = {}
     for batching in ("lockstep", "autobatch"):
-        options = TrainingOptions(
+        options = StackLSTMOptions(
             train=str(small_treebank["train"]),
             dev=str(small_treebank["dev"]),
             model_dir=str(tmp_path / batching),

@@ -10,7 +10,7 @@ import pytest
 
 from lstmparse.formats import read_treebank
 from lstmparse.stacklstm.model import StackLSTMParser
-from lstmparse.stacklstm.options import TrainingOptions
+from lstmparse.stacklstm.options import StackLSTMOptions
 from lstmparse.stacklstm.oracles import sample
 from lstmparse.stacklstm.training import train
 from lstmparse.tree import tree_problem
@@ -36,7 +36,7 @@ def hungarian(tmp_path_factory, ewt):
     ids=["swap", "hybrid-dynamic", "standard-pseudo-projective"],
 )
 def test_training_modes_produce_loadable_models_and_trees(tmp_path, hungarian, settings):
-    options = TrainingOptions(
+    options = StackLSTMOptions(
         train=str(hungarian),
         dev=str(hungarian),
         model_dir=str(tmp_path / "m"),
@@ -72,7 +72,7 @@ def test_resumed_training_repeats_the_uninterrupted_run(tmp_path, small_treebank
     """Two epochs in one go equal one epoch, an interruption, and --resume for the second."""
 
     def options(model_dir, epochs, resume=False):
-        return TrainingOptions(
+        return StackLSTMOptions(
             train=str(small_treebank["train"]),
             dev=str(small_treebank["dev"]),
             model_dir=str(model_dir),
@@ -98,9 +98,9 @@ def test_resumed_training_repeats_the_uninterrupted_run(tmp_path, small_treebank
 def test_resume_refuses_a_model_trained_on_other_data(tmp_path, small_treebank, hungarian):
     from lstmparse.errors import ConfigurationError
 
-    first = TrainingOptions(train=str(hungarian), model_dir=str(tmp_path / "m"), features=["words", "pos"], epochs=1)
+    first = StackLSTMOptions(train=str(hungarian), model_dir=str(tmp_path / "m"), features=["words", "pos"], epochs=1)
     train(first, log=io.StringIO())
-    other = TrainingOptions(
+    other = StackLSTMOptions(
         train=str(small_treebank["train"]),
         model_dir=str(tmp_path / "m"),
         features=["words", "pos"],
@@ -117,7 +117,7 @@ def test_minibatches_keep_learning_at_a_sentence_learning_rate(tmp_path, small_t
     Clipped at one sentence's limit, the loss per action of this run only fell from
     2.54 to 2.18 in four epochs (batch 1: 2.21 to 0.86).
     """
-    options = TrainingOptions(
+    options = StackLSTMOptions(
         train=str(small_treebank["train"]),
         model_dir=str(tmp_path / "m"),
         features=["words", "pos"],
@@ -133,7 +133,7 @@ def test_minibatches_keep_learning_at_a_sentence_learning_rate(tmp_path, small_t
     [(1, "sgd", 0.1), (8, "sgd", 0.1), (16, "sgd", 0.07), (32, "sgd", 0.05), (16, "adam", 0.002)],
 )
 def test_the_default_learning_rate_follows_the_update_rule_and_the_batch(batch_size, optimizer, rate):
-    options = TrainingOptions(train="t", model_dir="m", batch_size=batch_size, optimizer=optimizer)
+    options = StackLSTMOptions(train="t", model_dir="m", batch_size=batch_size, optimizer=optimizer)
     assert options.learning_rate == rate
-    assert TrainingOptions(train="t", model_dir="m", batch_size=batch_size, learning_rate=0.3).learning_rate == 0.3
-    assert TrainingOptions(train="t", model_dir="m").batch_size == 16
+    assert StackLSTMOptions(train="t", model_dir="m", batch_size=batch_size, learning_rate=0.3).learning_rate == 0.3
+    assert StackLSTMOptions(train="t", model_dir="m").batch_size == 16
