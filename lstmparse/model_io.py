@@ -91,11 +91,19 @@ def save_directory(
 
 
 def save_model(
-    directory: str | Path, arch: str, dims, training: dict, vocab: dict, model: dy.ParameterCollection, named: dict
+    directory: str | Path,
+    arch: str,
+    dims,
+    training: dict,
+    vocab: dict,
+    model: dy.ParameterCollection,
+    named: dict,
+    **settings,
 ) -> None:
-    """Write a family's model: its ``arch`` and ``dims`` (a dataclass) with its training record, vocabularies and
-    parameters by name (``named``, the model's ``named_parameters()``)."""
-    config = {"arch": arch, "dims": asdict(dims), "training": training}
+    """Write a family's model: its ``arch``, ``settings`` (what else its loader reads, such as a transition
+    system) and ``dims`` (a dataclass), with its training record, vocabularies and parameters by name (``named``,
+    the model's ``named_parameters()``); every family saves through here."""
+    config = {"arch": arch, **settings, "dims": asdict(dims), "training": training}
     save_directory(directory, config, vocab, effective_values(model, named))
 
 

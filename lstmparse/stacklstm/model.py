@@ -20,7 +20,7 @@ import numpy as np
 from lstmparse.errors import ModelError
 from lstmparse.formats import Token
 from lstmparse.layers.stack_lstm import StackLSTM
-from lstmparse.model_io import assign_values, effective_values, load_directory, model_contents, save_directory
+from lstmparse.model_io import assign_values, effective_values, load_directory, model_contents, save_model
 from lstmparse.stacklstm.options import StackLSTMDimensions
 from lstmparse.stacklstm.oracles import Oracle
 from lstmparse.stacklstm.pseudo_projective import deprojectivize
@@ -218,20 +218,23 @@ class StackLSTMParser:
 
     def save(self, directory: str, training: dict | None = None) -> None:
         """Write the model directory atomically (see :mod:`lstmparse.model_io`)."""
-        config = {
-            "arch": ARCH,
-            "system": self.system.name,
-            "pseudo_projective": self.pseudo_projective,
-            "root_label": self.system.root_label,
-            "labels": self.system.labels,
-            "features": self.features,
-            "dims": self.dims.to_json(),
-            "pretrained_dim": self.pretrained_dim,
-            "revision": REVISION,
-            "training": training or {},
-        }
         vocab = {name: v.to_json() for name, v in self.vocabs.items()}
-        save_directory(directory, config, vocab, self.parameter_values())
+        save_model(
+            directory,
+            ARCH,
+            self.dims,
+            training or {},
+            vocab,
+            self.model,
+            self.named_parameters(),
+            system=self.system.name,
+            pseudo_projective=self.pseudo_projective,
+            root_label=self.system.root_label,
+            labels=self.system.labels,
+            features=self.features,
+            pretrained_dim=self.pretrained_dim,
+            revision=REVISION,
+        )
 
     @classmethod
     def load(cls, directory: str) -> StackLSTMParser:

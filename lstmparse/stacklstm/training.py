@@ -42,6 +42,7 @@ from lstmparse.training import (
     TrainingHooks,
     Updates,
     epoch_entry,
+    new_record,
     run_epoch,
     seed_epoch,
     shuffled_batches,
@@ -140,21 +141,15 @@ def prepare(options: StackLSTMOptions, log: TextIO) -> tuple[StackLSTMParser, li
     if pretrained_vectors is not None:
         parser.tokens.set_pretrained(pretrained_vectors)
     parser.dropout = options.dropout
-    record = {
-        "train": options.train,
-        "dev": options.dev,
-        "system": system.name,
-        "oracle": options.oracle,
-        "pseudo_projective": options.pseudo_projective,
-        "seed": options.seed,
-        "batch_size": options.batch_size,
-        "batching": options.batching,
-        "optimizer": options.optimizer,
-        "learning_rate": options.learning_rate,
-        "dropout": options.dropout,
-        "skipped": dict(skipped),
-        "epochs": [],
-    }
+    record = new_record(
+        options,
+        system=system.name,
+        oracle=options.oracle,
+        pseudo_projective=options.pseudo_projective,
+        batching=options.batching,
+        optimizer=options.optimizer,
+        skipped=dict(skipped),
+    )
     print(
         f"training on {len(examples)} trees, {len(system.actions)} actions, features {','.join(options.features)}, "
         f"{parser.model.parameter_count()} parameters",

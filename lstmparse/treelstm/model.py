@@ -24,7 +24,7 @@ change the word probabilities.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import dynet as dy
 import numpy as np
@@ -34,10 +34,9 @@ from lstmparse.errors import ModelError
 from lstmparse.model_io import (
     assign_values,
     builder_parameters,
-    effective_values,
     load_directory,
     model_contents,
-    save_directory,
+    save_model,
 )
 from lstmparse.treelstm.dependency_paths import (
     EDGES,
@@ -313,15 +312,19 @@ class TreeLSTM:
     # --- saving -----------------------------------------------------------------------------------
 
     def save(self, directory: str, training: dict | None = None) -> None:
-        config = {
-            "arch": self.arch,
-            "objective": self.objective,
-            "dims": asdict(self.dims),
-            "training": training if training is not None else self.training_record,
-            "rerank": self.tuned,
-        }
-        save_directory(
-            directory, config, {"words": self.vocab.to_json()}, effective_values(self.model, self.named_parameters())
+        record = training if training is not None else self.training_record
+        vocab = {"words": self.vocab.to_json()}
+        named = self.named_parameters()
+        save_model(
+            directory,
+            self.arch,
+            self.dims,
+            record,
+            vocab,
+            self.model,
+            named,
+            objective=self.objective,
+            rerank=self.tuned,
         )
 
     @classmethod

@@ -20,7 +20,16 @@ import dynet as dy
 
 from lstmparse.errors import InputError
 from lstmparse.formats import Sentence, read_treebank
-from lstmparse.training import TrainingHooks, Updates, epoch_entry, run_epoch, shuffled_batches, summed, train_epochs
+from lstmparse.training import (
+    TrainingHooks,
+    Updates,
+    epoch_entry,
+    new_record,
+    run_epoch,
+    shuffled_batches,
+    summed,
+    train_epochs,
+)
 from lstmparse.tree import tree_problem
 from lstmparse.treelstm.model import ROOT_WORD, TreeLSTM, TreeScore
 from lstmparse.treelstm.options import TreeLSTMOptions
@@ -64,16 +73,7 @@ def train_treelstm(options: TreeLSTMOptions, log: TextIO = sys.stderr) -> dict:
     train_sentences = read_trees(options.train, options.input_format)
     dev_sentences = read_trees(options.dev, options.input_format) if options.dev else []
     model = TreeLSTM(options.arch, tree_vocabulary(train_sentences, options.min_count), options.dims, options.objective)
-    record = {
-        "train": options.train,
-        "dev": options.dev,
-        "objective": options.objective,
-        "min_count": options.min_count,
-        "batch_size": options.batch_size,
-        "dropout": options.dropout,
-        "seed": options.seed,
-        "epochs": [],
-    }
+    record = new_record(options, objective=options.objective, min_count=options.min_count)
     print(
         f"training a {options.arch} ({options.objective}) on {len(train_sentences)} trees, "
         f"vocabulary {len(model.vocab)}, {model.model.parameter_count()} parameters",
