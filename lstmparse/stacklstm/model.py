@@ -127,6 +127,13 @@ class StackLSTMParser:
         self.output = model.add_parameters((n_actions, dims.state))
         self.output_bias = model.add_parameters(n_actions)
 
+    def set_dropout(self, rate: float) -> None:
+        """The dropout rate of training graphs, on token vectors and inside the stack LSTMs (decoding applies none).
+
+        Every family's models take their rate this way (``set_dropout``).
+        """
+        self.dropout = rate
+
     def named_parameters(self) -> dict:
         """Every parameter by its place in the model (model format 2)."""
         named = self.tokens.named_parameters("tokens")

@@ -140,7 +140,7 @@ def prepare(options: StackLSTMOptions, log: TextIO) -> tuple[StackLSTMParser, li
     )
     if pretrained_vectors is not None:
         parser.tokens.set_pretrained(pretrained_vectors)
-    parser.dropout = options.dropout
+    parser.set_dropout(options.dropout)
     record = new_record(
         options,
         system=system.name,

@@ -87,6 +87,13 @@ class Tagger:
             return self.vocabs[LEMMA].get(lemma_rule(token.form, token.lemma))
         return self.vocabs[column].get(getattr(token, column))
 
+    def set_dropout(self, rate: float) -> None:
+        """The dropout rate on the bi-LSTM's inputs and inside it; 0 for tagging.
+
+        Every family's models take their rate this way (``set_dropout``).
+        """
+        self.dropout = rate
+
     def named_parameters(self) -> dict:
         named = {"words": self.word_embeddings}
         named |= self.char_lstm.named_parameters("chars")

@@ -106,9 +106,9 @@ class TaggerTraining(TrainingHooks):
 
     def train_epoch(self, epoch: int, stop_at: float | None) -> dict:
         batches = length_batches(random.sample(self.examples, len(self.examples)), len, self.options.batch_size)
-        self.tagger.dropout = self.options.dropout
+        self.tagger.set_dropout(self.options.dropout)
         run = minibatch_epoch(self.tagger.group_loss, self.trainer, batches, _words, stop_at, epoch)
-        self.tagger.dropout = 0.0
+        self.tagger.set_dropout(0.0)
         return epoch_entry(epoch, run.examples, run.seconds, loss_per_word=run.loss / max(run.units, 1))
 
     def evaluate(self) -> tuple[float, dict] | None:

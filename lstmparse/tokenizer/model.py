@@ -72,6 +72,13 @@ class CharacterLabeller:
         chars.add(PAD)
         return cls(chars, splitter, dims)
 
+    def set_dropout(self, rate: float) -> None:
+        """The dropout rate inside the character bi-LSTM and on its outputs; 0 for tokenizing.
+
+        Every family's models take their rate this way (``set_dropout``).
+        """
+        self.dropout = rate
+
     def named_parameters(self) -> dict:
         named = {"chars": self.char_embeddings, "classes": self.class_embeddings}
         named |= birnn_parameters("birnn", self.birnn)

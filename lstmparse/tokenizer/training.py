@@ -133,9 +133,9 @@ class TokenizerTraining(TrainingHooks):
         windows = self.windows()
         size = self.options.batch_size
         batches = [windows[start : start + size] for start in range(0, len(windows), size)]
-        self.labeller.dropout = self.options.dropout
+        self.labeller.set_dropout(self.options.dropout)
         run = minibatch_epoch(self.batch_loss, self.trainer, batches, _labelled_chars, stop_at, epoch, unit="windows")
-        self.labeller.dropout = 0.0
+        self.labeller.set_dropout(0.0)
         paragraphs = len(self.examples)
         paragraphs_seen = paragraphs if run.batches == len(batches) else paragraphs * run.batches // len(batches)
         return epoch_entry(

@@ -112,7 +112,7 @@ def test_a_sentence_explores_the_same_path_whatever_its_batch(system_id, sentenc
 
 def test_training_dropout_draws_a_mask_per_word_and_sentence(sentences):
     parser = untrained_parser("standard", "chars", sentences)
-    parser.dropout = 0.5
+    parser.set_dropout(0.5)
     twice = [sentences[2].tokens, sentences[2].tokens]
     first, second = LockstepGraph(parser, train=True).start(twice, [random.Random(1), random.Random(1)])
     values = [[vector_value(v).npvalue() for v in config.vectors[1:]] for config in (first, second)]
