@@ -6,7 +6,8 @@ object that loads a directory), the pipeline trainer, ``parse``/``parse-corpus``
 ``serve`` (whether a model writes constituency trees) and ``lstmparse models`` (its
 task).  Parts are named ``"module:attribute"`` and imported only when used, so that
 reading the registry loads no DyNet.  A new family is its subpackage plus one
-record here (and its CLI options, in ``cli/train.py``).
+record here (and a ``family_option`` line in ``cli/train.py`` for each option no
+family had before; its options class reads them, ``from_command_line``).
 """
 
 from __future__ import annotations

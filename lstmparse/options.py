@@ -9,6 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+COMMON_FIELDS = ("model_dir", "epochs", "max_minutes", "keep_epochs", "batch_size", "learning_rate", "dropout", "seed")
+RENAMED = {"train_file": "train", "dev_file": "dev"}  # ``train``'s option names that differ from the fields'
+
+
+def common_values(given: dict) -> dict:
+    """The options every family has, from ``train``'s options as given (by their click names), under field names."""
+    return {RENAMED.get(name, name): value for name, value in given.items() if name in COMMON_FIELDS or name in RENAMED}
+
+
+def given_fields(given: dict, *names: str) -> dict:
+    """Those of ``names`` that the command line gave."""
+    return {name: given[name] for name in names if name in given}
+
 
 @dataclass
 class RunOptions:
@@ -28,3 +41,11 @@ class RunOptions:
     dropout: float = 0.0
     clip: float = 5.0  # gradient-norm limit
     seed: int | None = 1
+
+    @classmethod
+    def from_command_line(cls, given: dict) -> RunOptions:
+        """The options of a ``train`` run from the options the user gave (click's names; the rest default).
+
+        Each family's class reads its own options here, so the command line holds no family's knowledge.
+        """
+        return cls(**common_values(given))

@@ -200,11 +200,10 @@ def test_oracle_prints_transitions(ewt):
 @pytest.mark.parametrize(("features", "parser_reads_them"), [("words,pretrained,pos", True), ("words,pos", False)])
 def test_a_pipelines_vectors_reach_its_parser_when_its_features_name_them(features, parser_reads_them, tmp_path):
     """--pretrained is the taggers'; the parser reads it too only with the 'pretrained' feature."""
-    from lstmparse.cli.train import _pipeline_options
     from lstmparse.pipeline.options import PipelineOptions
 
     vectors = tmp_path / "v.txt"
     given = {"train_file": "t", "model_dir": "m", "pretrained": str(vectors), "features": features}
-    options = _pipeline_options(PipelineOptions, given)
+    options = PipelineOptions.from_command_line(given)
     assert options.pretrained == str(vectors)
     assert options.parser.pretrained == (str(vectors) if parser_reads_them else None)

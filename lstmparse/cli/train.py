@@ -25,7 +25,6 @@ from lstmparse.stacklstm.options import (
     LEARNING_RATE_HELP,
     StackLSTMDimensions,
     StackLSTMOptions,
-    parse_features,
 )
 from lstmparse.stacklstm.oracles import ORACLES
 from lstmparse.stacklstm.systems import SYSTEMS
@@ -304,7 +303,7 @@ def train(**given) -> None:
     options_class = family(arch).options_class()
     memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
     seed = _default(options_class, "seed") if given["seed"] is None else given["seed"]
-    options = BUILDERS[arch](options_class, {name: value for name, value in given.items() if _was_given(ctx, name)})
+    options = options_class.from_command_line({name: value for name, value in given.items() if _was_given(ctx, name)})
     configure_dynet(seed=seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY)
     record = family(arch).trainer_function()(options)  # imported now that DyNet is configured
     click.echo(f"{_summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)
@@ -337,82 +336,3 @@ def _refuse_foreign_options(ctx: click.Context, arch: str) -> None:
             raise click.UsageError(
                 f"{param.opts[0]} applies to --arch {', '.join(param.families)}, not {arch}", ctx=ctx
             )
-
-
-def _common(given: dict) -> dict:
-    """The options every family's dataclass has, under its field names."""
-    renamed = {"train_file": "train", "dev_file": "dev"}
-    shared = ("model_dir", "epochs", "max_minutes", "keep_epochs", "batch_size", "learning_rate", "dropout", "seed")
-    return {renamed.get(name, name): value for name, value in given.items() if name in shared or name in renamed}
-
-
-def _stacklstm_options(options_class: type, given: dict):
-    values = _common(given) | _fields(given, "oracle", "alpha", "explore_p", "explore_after", "pretrained")
-    values |= _fields(given, "pseudo_projective", "input_format", "resume", "system", "batching", "optimizer")
-    values |= _fields(given, "length_batches")
-    if "features" in given:
-        values["features"] = parse_features(given["features"])
-    if "context_layers" in given:
-        values["dims"] = StackLSTMDimensions(context_layers=given["context_layers"])
-    return options_class(**values)
-
-
-def _treelstm_options(options_class: type, given: dict):
-    values = _common(given) | _fields(given, "arch", "objective", "min_count", "input_format")
-    default = TreeLSTMDimensions()
-    hidden = given.get("hidden", default.hidden)
-    values["dims"] = dataclasses.replace(
-        default, embedding=hidden, hidden=hidden, layers=given.get("layers", default.layers)
-    )
-    return options_class(**values)
-
-
-def _seq2seq_options(options_class: type, given: dict):
-    values = _common(given) | _fields(given, "pretrained", "resume")
-    default = Seq2SeqDimensions()
-    hidden = given.get("hidden", default.hidden)
-    values["dims"] = dataclasses.replace(
-        default,
-        word=hidden,
-        hidden=hidden,
-        attention=hidden,
-        layers=given.get("layers", default.layers),
-        bidirectional=given.get("bidirectional", False),
-        word_pointer=given.get("word_pointer", False),
-        chars=CHAR_LSTM_SIZE if given.get("char_lstm") else 0,
-    )
-    return options_class(**values)
-
-
-def _tagger_options(options_class: type, given: dict):
-    dims = TaggerDimensions(**_fields(given, "layers", "hidden"))
-    return options_class(**(_common(given) | _fields(given, "pretrained")), dims=dims)
-
-
-def _tokenizer_options(options_class: type, given: dict):
-    return options_class(**_common(given), dims=TokenizerDimensions(**_fields(given, "layers", "hidden")))
-
-
-def _pipeline_options(options_class: type, given: dict):
-    """The pipeline's data and shared settings; the stack-LSTM options given are the parser's."""
-    parser_given = {name: value for name, value in given.items() if name != "resume"}
-    if "pretrained" not in parse_features(given.get("features", ",".join(DEFAULT_FEATURES))):
-        parser_given.pop("pretrained", None)  # the taggers' vectors; the parser reads them only when asked
-    parser = _stacklstm_options(StackLSTMOptions, parser_given | {"model_dir": ""})
-    values = _common(given) | _fields(given, "jackknife", "pretrained", "resume")
-    return options_class(**values, parser=parser)
-
-
-def _fields(given: dict, *names: str) -> dict:
-    return {name: given[name] for name in names if name in given}
-
-
-BUILDERS = {
-    "stacklstm": _stacklstm_options,
-    "treelstm": _treelstm_options,
-    "ldtreelstm": _treelstm_options,
-    "seq2seq": _seq2seq_options,
-    "tagger": _tagger_options,
-    "tokenizer": _tokenizer_options,
-    "pipeline": _pipeline_options,
-}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lstmparse.options import RunOptions
-from lstmparse.stacklstm.options import StackLSTMOptions
+from lstmparse.options import RunOptions, common_values, given_fields
+from lstmparse.stacklstm.options import DEFAULT_FEATURES, StackLSTMOptions, parse_features
 
 
 @dataclass
@@ -21,3 +21,13 @@ class PipelineOptions(RunOptions):
     parser: StackLSTMOptions | None = None  # the parser's settings (its features should include pos)
     pretrained: str | None = None  # word2vec text file for the taggers (and the parser, if its features name it)
     resume: bool = False  # reuse the parts (and jack-knifed data) already in model_dir that match this run
+
+    @classmethod
+    def from_command_line(cls, given: dict) -> PipelineOptions:
+        """The pipeline's data and shared settings; the stack-LSTM options given are the parser's."""
+        parser_given = {name: value for name, value in given.items() if name != "resume"}
+        if "pretrained" not in parse_features(given.get("features", ",".join(DEFAULT_FEATURES))):
+            parser_given.pop("pretrained", None)  # the taggers' vectors; the parser reads them only when asked
+        parser = StackLSTMOptions.from_command_line(parser_given | {"model_dir": ""})
+        values = common_values(given) | given_fields(given, "jackknife", "pretrained", "resume")
+        return cls(**values, parser=parser)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from lstmparse.layers import char_vector_width
-from lstmparse.options import RunOptions
+from lstmparse.layers import CHAR_LSTM_SIZE, char_vector_width
+from lstmparse.options import RunOptions, common_values, given_fields
 
 
 @dataclass
@@ -46,3 +46,20 @@ class Seq2SeqOptions(RunOptions):
     pretrained: str | None = None
     dims: Seq2SeqDimensions = field(default_factory=Seq2SeqDimensions)
     resume: bool = False  # continue from the model in model_dir (Adam's moments start afresh)
+
+    @classmethod
+    def from_command_line(cls, given: dict) -> Seq2SeqOptions:
+        """``--hidden`` sizes the word vectors, LSTMs and attention alike."""
+        default = Seq2SeqDimensions()
+        hidden = given.get("hidden", default.hidden)
+        dims = replace(
+            default,
+            word=hidden,
+            hidden=hidden,
+            attention=hidden,
+            layers=given.get("layers", default.layers),
+            bidirectional=given.get("bidirectional", False),
+            word_pointer=given.get("word_pointer", False),
+            chars=CHAR_LSTM_SIZE if given.get("char_lstm") else 0,
+        )
+        return cls(**(common_values(given) | given_fields(given, "pretrained", "resume")), dims=dims)

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
 from lstmparse.layers import CHAR_LSTM_SIZE
-from lstmparse.options import RunOptions
+from lstmparse.options import RunOptions, common_values, given_fields
 
 FEATURES = ("words", "pretrained", "pos", "feats", "chars")
 DEFAULT_FEATURES = ("words", "pos", "chars")
@@ -69,6 +69,17 @@ class StackLSTMOptions(RunOptions):
     input_format: str = "conllu"
     dims: StackLSTMDimensions = field(default_factory=StackLSTMDimensions)
     resume: bool = False  # continue from the model directory's last checkpoint
+
+    @classmethod
+    def from_command_line(cls, given: dict) -> StackLSTMOptions:
+        values = common_values(given) | given_fields(given, "oracle", "alpha", "explore_p", "explore_after")
+        values |= given_fields(given, "pretrained", "pseudo_projective", "input_format", "resume", "system")
+        values |= given_fields(given, "batching", "optimizer", "length_batches")
+        if "features" in given:
+            values["features"] = parse_features(given["features"])
+        if "context_layers" in given:
+            values["dims"] = StackLSTMDimensions(context_layers=given["context_layers"])
+        return cls(**values)
 
     def __post_init__(self) -> None:
         if self.learning_rate is None:

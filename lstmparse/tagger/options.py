@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from lstmparse.layers import CHAR_LSTM_SIZE
-from lstmparse.options import RunOptions
+from lstmparse.options import RunOptions, common_values, given_fields
 
 COLUMNS = ("upos", "xpos", "feats")  # the tag columns the tagger predicts, in CoNLL-U order
 LEMMA = "lemma"  # predicted too when the training data has lemmas (as edit scripts: tagger/lemmas.py)
@@ -35,3 +35,8 @@ class TaggerOptions(RunOptions):
     epochs: int = 14
     pretrained: str | None = None
     dims: TaggerDimensions = field(default_factory=TaggerDimensions)
+
+    @classmethod
+    def from_command_line(cls, given: dict) -> TaggerOptions:
+        dims = TaggerDimensions(**given_fields(given, "layers", "hidden"))
+        return cls(**(common_values(given) | given_fields(given, "pretrained")), dims=dims)

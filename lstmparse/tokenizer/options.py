@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from lstmparse.options import RunOptions
+from lstmparse.options import RunOptions, common_values, given_fields
 
 
 @dataclass
@@ -28,3 +28,7 @@ class TokenizerOptions(RunOptions):
     dropout: float = 0.1
     epochs: int = 20
     dims: TokenizerDimensions = field(default_factory=TokenizerDimensions)
+
+    @classmethod
+    def from_command_line(cls, given: dict) -> TokenizerOptions:
+        return cls(**common_values(given), dims=TokenizerDimensions(**given_fields(given, "layers", "hidden")))

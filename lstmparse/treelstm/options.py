@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from lstmparse.options import RunOptions
+from lstmparse.options import RunOptions, common_values, given_fields
 
 
 @dataclass
@@ -32,3 +32,11 @@ class TreeLSTMOptions(RunOptions):
     noise_samples: int = 20
     input_format: str = "conllu"
     dims: TreeLSTMDimensions = field(default_factory=TreeLSTMDimensions)
+
+    @classmethod
+    def from_command_line(cls, given: dict) -> TreeLSTMOptions:
+        values = common_values(given) | given_fields(given, "arch", "objective", "min_count", "input_format")
+        default = TreeLSTMDimensions()
+        hidden = given.get("hidden", default.hidden)
+        layers = given.get("layers", default.layers)
+        return cls(**values, dims=replace(default, embedding=hidden, hidden=hidden, layers=layers))
