@@ -99,8 +99,8 @@ def component_directories(directory: str | Path) -> list[Path]:
     A broken manifest raises :class:`ModelError` (the manifest readers' message).
     """
     arch = model_arch(directory)
-    if arch == PIPELINE_ARCH:
-        return list(part_directories(directory).values())
+    if arch == PIPELINE_ARCH:  # a part may itself be an ensemble
+        return [found for part in part_directories(directory).values() for found in component_directories(part)]
     if arch in ENSEMBLE_ARCHS:
         return member_directories(directory)
     return [Path(directory)]

@@ -7,9 +7,11 @@ the wrong rows, would build other trees.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
-from conftest import run_cli
+from conftest import ROOT, run_cli
 from test_every_path import SYSTEMS, hungarian, untrained_parser  # noqa: F401 (hungarian: a fixture)
 
 from lstmparse.errors import ModelError
@@ -104,6 +106,21 @@ def test_the_cli_writes_and_parses_a_stacklstm_ensemble(hungarian, tmp_path):  #
     assert one.stdout == two.stdout
     models = run_cli("models", "--json", env={"LSTMPARSE_MODELS": str(tmp_path)})
     assert "dependency parser (ensemble)" in models.stdout
+    # a pipeline's manifest may name an ensemble as its parser: the same trees as the ensemble given the same tags
+    tagger = ROOT / "models" / "en_ewt_pipeline" / "tagger"
+    manifest = {"arch": "pipeline", "parts": {"tagger": str(tagger), "parser": "../ensemble"}}
+    (tmp_path / "pipeline").mkdir()
+    (tmp_path / "pipeline" / "config.json").write_text(json.dumps(manifest))
+    text = "Ez egy mondat .\nA kutya ugat .\n"
+    through_pipeline = run_cli("parse", "--model", tmp_path / "pipeline", "--input-format", "text", stdin=text)
+    assembled = run_cli(
+        "parse", "--model", tmp_path / "ensemble", "--tagger", tagger, "--input-format", "text", stdin=text
+    )
+    assert through_pipeline.returncode == 0, through_pipeline.stderr
+    assert through_pipeline.stdout == assembled.stdout and through_pipeline.stdout.count("\n\n") == 2
+    listed = run_cli("models", "--json", env={"LSTMPARSE_MODELS": str(tmp_path)})
+    sizes = {entry["name"]: entry["size_mb"] for entry in map(json.loads, listed.stdout.splitlines())}
+    assert sizes["pipeline"] > sizes["ensemble"] > 0  # the tagger and both members counted
 
 
 def test_an_ensemble_refuses_untagged_input_if_any_member_reads_tags(hungarian, tmp_path):  # noqa: F811
