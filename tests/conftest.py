@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lstmparse import backend
@@ -20,6 +21,7 @@ FASTEST_MODEL = ROOT / "models" / "en_ewt_wp"  # reads no characters: the fastes
 DATA = ROOT.parent / "shared" / "data"
 EWT = DATA / "ud" / "en_ewt"
 HU = DATA / "ud" / "hu_szeged"
+GUM = DATA / "const" / "gum"
 
 
 def run_cli(
@@ -120,3 +122,33 @@ def kill_group(process: subprocess.Popen) -> None:
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+
+@pytest.fixture(scope="session")
+def small_gum(tmp_path_factory) -> tuple[Path, Path]:
+    """300 short GUM training trees and 40 dev trees (bracketed), for the seq2seq tests."""
+    if not GUM.is_dir():
+        pytest.fail(f"{GUM} is missing: the tests read the shared treebanks (see data/README.md)")
+    directory = tmp_path_factory.mktemp("gum")
+    train_lines = (GUM / "train.ptb").read_text().splitlines()
+    short = [line for line in train_lines if len(line) < 250][:300]
+    (directory / "train.ptb").write_text("\n".join(short) + "\n")
+    dev_lines = (GUM / "dev.ptb").read_text().splitlines()[:40]
+    (directory / "dev.ptb").write_text("\n".join(dev_lines) + "\n")
+    return directory / "train.ptb", directory / "dev.ptb"
+
+
+@pytest.fixture(scope="session")
+def hungarian(tmp_path_factory) -> dict[str, Path]:
+    """Hungarian Szeged (rich FEATS, non-projective trees): 150 training and 300 dev sentences, word vectors."""
+    folder = tmp_path_factory.mktemp("hu_paths")
+    files = {"train": folder / "train.conllu", "dev": folder / "dev.conllu", "vectors": folder / "vectors.txt"}
+    files["train"].write_text(first_sentences(HU / "train.conllu", 150), encoding="utf-8")
+    files["dev"].write_text(first_sentences(HU / "dev.conllu", 300), encoding="utf-8")
+    from lstmparse.formats import read_treebank
+
+    forms = sorted({t.form for name in ("train", "dev") for s in read_treebank(str(files[name])) for t in s.tokens})
+    rng = np.random.default_rng(0)
+    lines = [f"{form} " + " ".join(f"{v:.4f}" for v in rng.normal(size=6)) for form in forms[::2] if " " not in form]
+    files["vectors"].write_text(f"{len(lines)} 6\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    return files

@@ -12,7 +12,7 @@ import json
 import numpy as np
 import pytest
 from conftest import ROOT, run_cli
-from test_every_path import SYSTEMS, hungarian, untrained_parser  # noqa: F401 (hungarian: a fixture)
+from test_every_path import SYSTEMS, untrained_parser
 
 from lstmparse.errors import ModelError
 from lstmparse.formats import read_treebank
@@ -35,7 +35,7 @@ def trees(parser: Parser, sentences, **search) -> list:
 
 
 @pytest.mark.parametrize("system_id", list(SYSTEMS))
-def test_each_path_gives_the_ensembles_trees(system_id, hungarian):  # noqa: F811
+def test_each_path_gives_the_ensembles_trees(system_id, hungarian):
     """One sentence at a time, lock-step batches (in another order too) and beam 1 agree, for every system."""
     sentences = read_treebank(str(hungarian["train"]))[:24]
     ensemble = Parser(StackLSTMEnsemble(members_for(system_id, sentences)))
@@ -48,7 +48,7 @@ def test_each_path_gives_the_ensembles_trees(system_id, hungarian):  # noqa: F81
 
 
 @pytest.mark.parametrize("system_id", ["standard", "swap", "hybrid-pp"])
-def test_the_ensemble_follows_the_mean_of_its_members_distributions(system_id, hungarian):  # noqa: F811
+def test_the_ensemble_follows_the_mean_of_its_members_distributions(system_id, hungarian):
     sentences = read_treebank(str(hungarian["train"]))[:12]
     members = members_for(system_id, sentences)
     ensemble = StackLSTMEnsemble(members)
@@ -71,7 +71,7 @@ def test_the_ensemble_follows_the_mean_of_its_members_distributions(system_id, h
     assert scores[0] != scores[1] and scores[0] != scores[2]
 
 
-def test_an_ensemble_of_a_parser_with_itself_is_that_parser(hungarian):  # noqa: F811
+def test_an_ensemble_of_a_parser_with_itself_is_that_parser(hungarian):
     sentences = read_treebank(str(hungarian["train"]))[:16]
     parser = untrained_parser("swap", "all-context", sentences)
     alone, doubled = Parser(parser), Parser(StackLSTMEnsemble([parser, parser]))
@@ -80,7 +80,7 @@ def test_an_ensemble_of_a_parser_with_itself_is_that_parser(hungarian):  # noqa:
         assert [s.to_conllu() for s in mine] == [s.to_conllu() for s in theirs]
 
 
-def test_members_with_other_systems_or_labels_are_refused(hungarian):  # noqa: F811
+def test_members_with_other_systems_or_labels_are_refused(hungarian):
     sentences = read_treebank(str(hungarian["train"]))[:10]
     with pytest.raises(ModelError, match="transition system"):
         StackLSTMEnsemble([untrained_parser(system, "chars", sentences) for system in ("swap", "hybrid")])
@@ -88,7 +88,7 @@ def test_members_with_other_systems_or_labels_are_refused(hungarian):  # noqa: F
         StackLSTMEnsemble([untrained_parser("swap", "chars", sentences)])
 
 
-def test_the_cli_writes_and_parses_a_stacklstm_ensemble(hungarian, tmp_path):  # noqa: F811
+def test_the_cli_writes_and_parses_a_stacklstm_ensemble(hungarian, tmp_path):
     """lstmparse ensemble, then parse with it: --jobs 2 writes what one process writes; foreign members refused."""
     sentences = read_treebank(str(hungarian["train"]))[:30]
     directories = []
@@ -123,7 +123,7 @@ def test_the_cli_writes_and_parses_a_stacklstm_ensemble(hungarian, tmp_path):  #
     assert sizes["pipeline"] > sizes["ensemble"] > 0  # the tagger and both members counted
 
 
-def test_an_ensemble_refuses_untagged_input_if_any_member_reads_tags(hungarian, tmp_path):  # noqa: F811
+def test_an_ensemble_refuses_untagged_input_if_any_member_reads_tags(hungarian, tmp_path):
     sentences = read_treebank(str(hungarian["train"]))[:10]
     ensemble = Parser(StackLSTMEnsemble(members_for("swap", sentences)), "the ensemble")
     assert "pos" in ensemble.model.features

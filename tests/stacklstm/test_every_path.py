@@ -29,7 +29,6 @@ from pathlib import Path
 import dynet as dy
 import numpy as np
 import pytest
-from conftest import HU, first_sentences
 
 from lstmparse.formats import read_treebank
 from lstmparse.stacklstm.api import Parser
@@ -67,20 +66,6 @@ SMALL = {
     "state": 8,
 }
 MATRIX = [(s, f) for s in SYSTEMS for f in FEATURE_SETS]
-
-
-@pytest.fixture(scope="module")
-def hungarian(tmp_path_factory) -> dict[str, Path]:
-    """Hungarian Szeged (rich FEATS, non-projective trees): 150 training and 300 dev sentences, word vectors."""
-    folder = tmp_path_factory.mktemp("hu_paths")
-    files = {"train": folder / "train.conllu", "dev": folder / "dev.conllu", "vectors": folder / "vectors.txt"}
-    files["train"].write_text(first_sentences(HU / "train.conllu", 150), encoding="utf-8")
-    files["dev"].write_text(first_sentences(HU / "dev.conllu", 300), encoding="utf-8")
-    forms = sorted({t.form for name in ("train", "dev") for s in read_treebank(str(files[name])) for t in s.tokens})
-    rng = np.random.default_rng(0)
-    lines = [f"{form} " + " ".join(f"{v:.4f}" for v in rng.normal(size=6)) for form in forms[::2] if " " not in form]
-    files["vectors"].write_text(f"{len(lines)} 6\n" + "\n".join(lines) + "\n", encoding="utf-8")
-    return files
 
 
 @pytest.fixture(scope="module")
