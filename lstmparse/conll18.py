@@ -206,51 +206,14 @@ def _span_score(gold: list, system: list) -> Score:
 
 def score_documents(gold: Document, system: Document, system_path: str = "<system>") -> dict[str, Score]:
     """Every measure of :data:`MEASURES`, the system's against the gold's."""
-    if gold.characters != system.characters:
-        position = next(
-            (i for i, (a, b) in enumerate(zip(gold.characters, system.characters, strict=False)) if a != b),
-            min(len(gold.characters), len(system.characters)),
-        )
-        context = "".join(gold.characters[max(0, position - 10) : position + 10])
-        raise InputError(
-            system_path,
-            None,
-            f"its tokens do not spell the gold text (first difference at character {position + 1}, near {context!r})",
-        )
+    _check_same_text(gold, system, system_path)
     pairs = align_words(gold.words, system.words)
-    aligned = {id(s): g for g, s in pairs}
+    judge = _Judge(pairs)
 
-    def same_head(g: Word, s: Word) -> bool:
-        if s.head is None:
-            return g.head is None
-        return g.head is not None and aligned.get(id(s.head)) is g.head
-
-    def count(test, words_filter=None) -> Score:
-        gold_words = [w for w in gold.words if words_filter is None or words_filter(w)]
-        system_words = [w for w in system.words if words_filter is None or words_filter(w)]
-        correct = sum(1 for g, s in pairs if test(g, s) and (words_filter is None or words_filter(g)))
-        return Score(len(gold_words), len(system_words), correct)
-
-    def content(w: Word) -> bool:
-        return w.deprel in CONTENT_DEPRELS
-
-    def labelled(g: Word, s: Word) -> bool:
-        return same_head(g, s) and g.deprel == s.deprel
-
-    def same_lemma(g: Word, s: Word) -> bool:
-        return g.lemma == "_" or g.lemma == s.lemma  # gold without a lemma: any lemma is right
-
-    def same_morphology(g: Word, s: Word) -> bool:
-        return (g.upos, g.feats) == (s.upos, s.feats)
-
-    def same_functional_children(g: Word, s: Word) -> bool:
-        """MLAS: the same function words attached, each with its relation, UPOS and features."""
-        if len(g.functional_children) != len(s.functional_children):
-            return False
-        return all(
-            aligned.get(id(sc)) is gc and gc.deprel == sc.deprel and same_morphology(gc, sc)
-            for gc, sc in zip(g.functional_children, s.functional_children, strict=True)
-        )
+    def count(test, content_only: bool = False) -> Score:
+        kept = (lambda w: w.deprel in CONTENT_DEPRELS) if content_only else (lambda w: True)
+        correct = sum(1 for g, s in pairs if kept(g) and test(g, s))
+        return Score(sum(map(kept, gold.words)), sum(map(kept, system.words)), correct)
 
     return {
         "Tokens": _span_score(gold.tokens, system.tokens),
@@ -260,15 +223,63 @@ def score_documents(gold: Document, system: Document, system_path: str = "<syste
         "XPOS": count(lambda g, s: g.xpos == s.xpos),
         "UFeats": count(lambda g, s: g.feats == s.feats),
         "AllTags": count(lambda g, s: (g.upos, g.xpos, g.feats) == (s.upos, s.xpos, s.feats)),
-        "Lemmas": count(same_lemma),
-        "UAS": count(same_head),
-        "LAS": count(labelled),
-        "CLAS": count(labelled, content),
-        "MLAS": count(
-            lambda g, s: labelled(g, s) and same_morphology(g, s) and same_functional_children(g, s), content
-        ),
-        "BLEX": count(lambda g, s: labelled(g, s) and same_lemma(g, s), content),
+        "Lemmas": count(_same_lemma),
+        "UAS": count(judge.same_head),
+        "LAS": count(judge.labelled),
+        "CLAS": count(judge.labelled, content_only=True),
+        "MLAS": count(judge.morphologically_labelled, content_only=True),
+        "BLEX": count(lambda g, s: judge.labelled(g, s) and _same_lemma(g, s), content_only=True),
     }
+
+
+def _check_same_text(gold: Document, system: Document, system_path: str) -> None:
+    """The scorer compares spans of one text: a system that spells another text is an error naming it."""
+    if gold.characters == system.characters:
+        return
+    position = next(
+        (i for i, (a, b) in enumerate(zip(gold.characters, system.characters, strict=False)) if a != b),
+        min(len(gold.characters), len(system.characters)),
+    )
+    context = "".join(gold.characters[max(0, position - 10) : position + 10])
+    raise InputError(
+        system_path,
+        None,
+        f"its tokens do not spell the gold text (first difference at character {position + 1}, near {context!r})",
+    )
+
+
+def _same_lemma(g: Word, s: Word) -> bool:
+    return g.lemma == "_" or g.lemma == s.lemma  # gold without a lemma: any lemma is right
+
+
+def _same_morphology(g: Word, s: Word) -> bool:
+    return (g.upos, g.feats) == (s.upos, s.feats)
+
+
+class _Judge:
+    """The tests that read heads through the alignment (a system word's head must be its gold word's head)."""
+
+    def __init__(self, pairs: list[tuple[Word, Word]]) -> None:
+        self.aligned = {id(s): g for g, s in pairs}
+
+    def same_head(self, g: Word, s: Word) -> bool:
+        if s.head is None:
+            return g.head is None
+        return g.head is not None and self.aligned.get(id(s.head)) is g.head
+
+    def labelled(self, g: Word, s: Word) -> bool:
+        return self.same_head(g, s) and g.deprel == s.deprel
+
+    def morphologically_labelled(self, g: Word, s: Word) -> bool:
+        """MLAS: labelled, the same UPOS and features, and the same function words attached, each alike."""
+        if not (self.labelled(g, s) and _same_morphology(g, s)):
+            return False
+        if len(g.functional_children) != len(s.functional_children):
+            return False
+        return all(
+            self.aligned.get(id(sc)) is gc and gc.deprel == sc.deprel and _same_morphology(gc, sc)
+            for gc, sc in zip(g.functional_children, s.functional_children, strict=True)
+        )
 
 
 def evaluate_conll18(gold_path: str, system_path: str) -> dict[str, Score]:
