@@ -95,16 +95,21 @@ def test_readme_shell_examples_run(tmp_path):
         assert result.stdout.strip(), block
 
 
-def test_default_model_tags_what_is_untagged(parser):
-    """The default pipeline fills blank tag columns itself; its parser reads words and characters only, so the
-    tags it is given change no tree."""
+def test_default_model_tags_and_lemmatizes_what_is_untagged(parser):
+    """The default pipeline fills blank tag and lemma columns itself and keeps filled ones; its parser reads the
+    UPOS it is given (trained on jack-knifed tags), so the gold tags of the input are what it parses with."""
     tagged = list(read_sentences(str(ROOT / "data" / "sample.trees.conllu")))
-    blank = [s.with_columns({c: ["_"] * len(s) for c in ("upos", "xpos", "feats")}) for s in tagged]
+    blank = [s.with_columns({c: ["_"] * len(s) for c in ("lemma", "upos", "xpos", "feats")}) for s in tagged]
     filled = list(parser.parse(blank))
     assert all(t.upos not in ("", "_") and t.xpos not in ("", "_") for s in filled for t in s.tokens)
-    assert [t.upos for s in parser.parse(tagged) for t in s.tokens] == [t.upos for s in tagged for t in s.tokens]
-    assert [(s.heads, s.deprels) for s in parser.parse(tagged)] == [(s.heads, s.deprels) for s in filled]
-    assert set(parser.parser.model.features) <= {"words", "chars"}
+    assert all(t.lemma not in ("", "_") for s in filled for t in s.tokens)
+    kept = list(parser.parse(tagged))
+    assert [(t.lemma, t.upos) for s in kept for t in s.tokens] == [(t.lemma, t.upos) for s in tagged for t in s.tokens]
+    assert "pos" in parser.parser.model.features
+    with_tags = parser.parser.parse(
+        [s.with_columns({"upos": [t.upos for t in f.tokens]}) for s, f in zip(tagged, filled, strict=True)]
+    )
+    assert [(s.heads, s.deprels) for s in with_tags] == [(s.heads, s.deprels) for s in filled]
 
 
 def test_default_model_parses_raw_text(parser):
@@ -133,9 +138,10 @@ def test_lstmparse_models_is_searched_first_for_the_default_model(tmp_path):
             assert result.returncode == 2 and str(tmp_path / "broken" / DEFAULT_MODEL.name) in result.stderr
 
 
-def test_the_default_parser_is_the_default_pipelines():
-    """Parser.load() without a path (stacklstm knows no pipelines) loads what the default pipeline's manifest names."""
-    from lstmparse.model_io import TAG_FREE_MODEL
-    from lstmparse.pipeline.manifest import part_directories
+def test_the_default_parser_reads_no_tags():
+    """Parser.load() without a path (a parser cannot tag) gives the shipped parser that reads words and characters
+    only; the default pipeline, which tags first, has its own tag-reading parser."""
+    from lstmparse.stacklstm.api import Parser
 
-    assert part_directories(DEFAULT_MODEL)["parser"] == TAG_FREE_MODEL.resolve()
+    assert set(Parser.load().model.features) <= {"words", "chars"}
+    assert "pos" in lstmparse.load().parser.model.features
