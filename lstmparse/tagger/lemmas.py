@@ -4,10 +4,11 @@ A lemma is rarely a new string: "dogs" -> "dog", "went" -> "go", "U.S." -> "U.S.
 As UDPipe 2 does (Straka 2018), the tagger predicts a *rule* that rewrites the
 form: on the lower-cased form, cut a prefix and add one, cut a suffix and add one
 (around the longest substring the form and lemma share), then case the result
-(all lower, as the form, title, upper).  A lemma that shares no character with its form ("went" -> "go") is stored
-whole: an absolute rule.  Rules generalize to forms never seen in training
-("blogged" -> cut "ged", add "" -> "blog"), and a rule that cannot apply to a form
-(it cuts more than the form has) is never chosen for it.
+(all lower, as the form, title, upper).  A lemma that shares no character with
+its form ("went" -> "go") is stored whole: an absolute rule.  Rules generalize to
+forms never seen in training ("blogged" -> cut "ged", add "" -> "blog"), and a
+rule that cannot apply to a form (it cuts more than the form has) is never chosen
+for it.
 
 Forms seen in training are looked up first: ``LemmaLookup`` keeps each (form, UPOS)
 pair's most frequent training lemma, which is right more often than any classifier
@@ -16,6 +17,7 @@ for the words it covers (measured on EWT dev, models/README.md).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -24,6 +26,7 @@ ABSOLUTE = "="  # a rule that is the lemma itself
 CASINGS = ("lower", "form", "title", "upper")  # tried in this order: the first that reproduces the lemma
 
 
+@functools.lru_cache(maxsize=1 << 17)  # training asks for every word's rule every epoch
 def lemma_rule(form: str, lemma: str) -> str:
     """The rule (a JSON string) that rewrites ``form`` into ``lemma``; absolute when no edit reproduces it."""
     low_form, low_lemma = form.lower(), lemma.lower()
