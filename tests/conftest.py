@@ -152,3 +152,20 @@ def hungarian(tmp_path_factory) -> dict[str, Path]:
     lines = [f"{form} " + " ".join(f"{v:.4f}" for v in rng.normal(size=6)) for form in forms[::2] if " " not in form]
     files["vectors"].write_text(f"{len(lines)} 6\n" + "\n".join(lines) + "\n", encoding="utf-8")
     return files
+
+
+@pytest.fixture(scope="session")
+def small_tagger(small_treebank, tmp_path_factory):
+    """A tagger (with lemmas) trained for two epochs on the small treebank, and its training record."""
+    import io
+
+    from lstmparse.tagger.api import POSTagger
+    from lstmparse.tagger.options import TaggerOptions
+    from lstmparse.tagger.training import train_tagger
+
+    model_dir = tmp_path_factory.mktemp("tagger") / "m"
+    options = TaggerOptions(
+        train=str(small_treebank["train"]), dev=str(small_treebank["dev"]), model_dir=str(model_dir), epochs=2
+    )
+    record = train_tagger(options, log=io.StringIO())
+    return POSTagger.load(model_dir), record

@@ -59,22 +59,8 @@ def test_the_lookup_keeps_each_form_and_upos_most_frequent_lemma():
     assert LemmaLookup.from_json(lookup.to_json()).table == lookup.table
 
 
-@pytest.fixture(scope="module")
-def lemmatizer(small_treebank, tmp_path_factory):
-    from lstmparse.tagger.api import POSTagger
-    from lstmparse.tagger.options import TaggerOptions
-    from lstmparse.tagger.training import train_tagger
-
-    model_dir = tmp_path_factory.mktemp("lemmas") / "m"
-    options = TaggerOptions(
-        train=str(small_treebank["train"]), dev=str(small_treebank["dev"]), model_dir=str(model_dir), epochs=2
-    )
-    record = train_tagger(options, log=io.StringIO())
-    return POSTagger.load(model_dir), record
-
-
-def test_a_treebank_with_lemmas_trains_a_lemma_output(lemmatizer, small_treebank):
-    tagger, record = lemmatizer
+def test_a_treebank_with_lemmas_trains_a_lemma_output(small_tagger, small_treebank):
+    tagger, record = small_tagger
     assert "lemma" in tagger.model.columns
     assert 50 < record["epochs"][-1]["dev_lemma"] <= 100
     dev = list(read_sentences(str(small_treebank["dev"])))
@@ -88,16 +74,16 @@ def test_a_treebank_with_lemmas_trains_a_lemma_output(lemmatizer, small_treebank
     assert [s.to_conllu() for s in tagger.tag(dev)] == [s.to_conllu() for s in dev]  # filled: kept
 
 
-def test_lemmas_do_not_depend_on_the_other_sentences_tagged_with_them(lemmatizer, small_treebank):
-    tagger, _ = lemmatizer
+def test_lemmas_do_not_depend_on_the_other_sentences_tagged_with_them(small_tagger, small_treebank):
+    tagger, _ = small_tagger
     dev = list(read_sentences(str(small_treebank["dev"])))
     together = [[t.lemma for t in s.tokens] for s in tagger.tag(dev, retag=True)]
     alone = [[t.lemma for t in s.tokens] for d in dev for s in tagger.tag([d], retag=True)]
     assert together == alone
 
 
-def test_forms_seen_in_training_take_their_training_lemma(lemmatizer, small_treebank):
-    tagger, _ = lemmatizer
+def test_forms_seen_in_training_take_their_training_lemma(small_tagger, small_treebank):
+    tagger, _ = small_tagger
     lookup = tagger.model.lemma_lookup
     dev = list(read_sentences(str(small_treebank["dev"])))
     words = [t for s in tagger.tag(dev, retag=True) for t in s.tokens]

@@ -2,25 +2,9 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
 from lstmparse.formats import read_sentences
-
-
-@pytest.fixture(scope="module")
-def trained(small_treebank, tmp_path_factory):
-    from lstmparse.tagger.api import POSTagger
-    from lstmparse.tagger.options import TaggerOptions
-    from lstmparse.tagger.training import train_tagger
-
-    model_dir = tmp_path_factory.mktemp("tagger") / "m"
-    options = TaggerOptions(
-        train=str(small_treebank["train"]), dev=str(small_treebank["dev"]), model_dir=str(model_dir), epochs=2
-    )
-    record = train_tagger(options, log=io.StringIO())
-    return POSTagger.load(model_dir), record
 
 
 @pytest.fixture(scope="module")
@@ -28,15 +12,15 @@ def dev(small_treebank) -> list:
     return list(read_sentences(str(small_treebank["dev"])))
 
 
-def test_training_records_dev_accuracy_for_each_column(trained):
-    _, record = trained
+def test_training_records_dev_accuracy_for_each_column(small_tagger):
+    _, record = small_tagger
     last = record["epochs"][-1]
     assert {"dev_upos", "dev_xpos", "dev_feats", "dev_all_tags"} <= set(last)
     assert record["best_dev_upos"] == max(e["dev_upos"] for e in record["epochs"])
 
 
-def test_columns_the_input_has_are_kept_unless_retagging(trained, dev):
-    tagger, _ = trained
+def test_columns_the_input_has_are_kept_unless_retagging(small_tagger, dev):
+    tagger, _ = small_tagger
     kept = list(tagger.tag(dev))
     assert [s.to_conllu() for s in kept] == [s.to_conllu() for s in dev]
     retagged = list(tagger.tag(dev, retag=True))
@@ -46,8 +30,8 @@ def test_columns_the_input_has_are_kept_unless_retagging(trained, dev):
     )
 
 
-def test_blank_columns_are_filled_in_lines_and_tokens(trained, dev):
-    tagger, _ = trained
+def test_blank_columns_are_filled_in_lines_and_tokens(small_tagger, dev):
+    tagger, _ = small_tagger
     blank = [s.with_columns({"upos": ["_"] * len(s), "xpos": ["_"] * len(s)}) for s in dev]
     tagged = list(tagger.tag(blank))
     for sentence, original in zip(tagged, dev, strict=True):
@@ -57,25 +41,25 @@ def test_blank_columns_are_filled_in_lines_and_tokens(trained, dev):
             assert sentence.lines[index].split("\t")[3] == token.upos
 
 
-def test_tags_do_not_depend_on_the_other_sentences_tagged_with_them(trained, dev):
-    tagger, _ = trained
+def test_tags_do_not_depend_on_the_other_sentences_tagged_with_them(small_tagger, dev):
+    tagger, _ = small_tagger
     together = [[t.upos for t in s.tokens] for s in tagger.tag(dev, retag=True)]
     alone = [[t.upos for t in s.tokens] for d in dev for s in tagger.tag([d], retag=True)]
     assert together == alone
 
 
-def test_word_lists_are_tagged_and_a_string_is_refused(trained):
-    tagger, _ = trained
+def test_word_lists_are_tagged_and_a_string_is_refused(small_tagger):
+    tagger, _ = small_tagger
     (sentence,) = tagger.tag([["The", "dog", "barks", "."]])
     assert len(sentence.tokens) == 4 and all(t.upos != "_" for t in sentence.tokens)
     with pytest.raises(TypeError):
         list(tagger.tag("The dog barks ."))
 
 
-def test_a_saved_tagger_loads_with_the_same_tags(trained, dev, tmp_path):
+def test_a_saved_tagger_loads_with_the_same_tags(small_tagger, dev, tmp_path):
     from lstmparse.tagger.api import POSTagger
 
-    tagger, _ = trained
+    tagger, _ = small_tagger
     tagger.model.save(str(tmp_path / "copy"))
     copy = POSTagger.load(tmp_path / "copy")
     assert [s.to_conllu() for s in copy.tag(dev, retag=True)] == [s.to_conllu() for s in tagger.tag(dev, retag=True)]
