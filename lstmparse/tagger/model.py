@@ -113,6 +113,21 @@ class Tagger:
 
         Batch element ``j * len(group) + b`` is word ``j`` of sentence ``b``.
         """
+        hidden, lemma_input = self.encode(group, train)
+        scores = {column: dy.affine_transform([*self.outputs[column][::-1], hidden]) for column in COLUMNS}
+        if LEMMA in self.outputs:
+            scores[LEMMA] = self.lemma_scores(lemma_input)
+        return scores
+
+    def lemma_scores(self, lemma_input: dy.Expression) -> dy.Expression:
+        weights, bias = self.outputs[LEMMA]
+        return dy.affine_transform([bias, weights, lemma_input])
+
+    def encode(self, group: Sequence[Sequence[str]], train: bool = False) -> tuple[dy.Expression, dy.Expression]:
+        """The bi-LSTM's output for every word of a length group, and the lemma layer's input ([output; chars]).
+
+        Both batched word-major, as :meth:`scores` says.
+        """
         size, length = len(group), len(group[0])
         if any(len(forms) != length for forms in group):
             raise ValueError("a group's sentences must have one length")
@@ -131,11 +146,7 @@ class Tagger:
             vector = dy.concatenate(parts)
             inputs.append(dy.dropout(vector, self.dropout) if train and self.dropout else vector)
         hidden = dy.concatenate_to_batch(transduce(self.birnn, inputs, self.dropout if train else 0.0))
-        scores = {column: dy.affine_transform([*self.outputs[column][::-1], hidden]) for column in COLUMNS}
-        if LEMMA in self.outputs:  # chars is laid out as hidden is: word j of sentence b at j * size + b
-            weights, bias = self.outputs[LEMMA]
-            scores[LEMMA] = dy.affine_transform([bias, weights, dy.concatenate([hidden, chars])])
-        return scores
+        return hidden, dy.concatenate([hidden, chars])  # chars is laid out as hidden is
 
     def group_loss(self, group: Sequence[Sentence]) -> dy.Expression:
         """The summed negative log-likelihood of a length group's gold tags (all three columns)."""
@@ -150,28 +161,40 @@ class Tagger:
         """Each sentence's predicted tags by column, for a group of sentences of one length."""
         size, length = len(group), len(group[0])
         predicted = [{column: [""] * length for column in self.columns} for _ in group]
-        scores = self.scores(group)
+        hidden, lemma_input = self.encode(group)
         for column in COLUMNS:
-            values = scores[column].npvalue().reshape(len(self.vocabs[column]), size * length)
+            expression = dy.affine_transform([*self.outputs[column][::-1], hidden])
+            values = expression.npvalue().reshape(len(self.vocabs[column]), size * length)
             values[0] = -np.inf  # never the unknown tag
             strings = self.vocabs[column].strings
             for k, best in enumerate(values.argmax(axis=0)):
                 predicted[k % size][column][k // size] = strings[best]
-        if LEMMA in scores:
-            self._predict_lemmas(group, scores[LEMMA], predicted)
+        if LEMMA in self.outputs:
+            self._predict_lemmas(group, lemma_input, predicted)
         return predicted
 
-    def _predict_lemmas(self, group: Sequence[Sequence[str]], scores: dy.Expression, predicted: list[dict]) -> None:
-        """Each word's training lemma for its form and predicted UPOS, else its best rule that applies."""
+    def _predict_lemmas(self, group: Sequence[Sequence[str]], lemma_input: dy.Expression, predicted: list) -> None:
+        """Each word's training lemma for its form and predicted UPOS, else its best rule that applies.
+
+        The rule layer runs only for the words the lookup misses (about one in ten of
+        running text), built after the tag layers so the graph computes nothing more.
+        """
         size, length = len(group), len(group[0])
-        values = scores.npvalue().reshape(len(self.vocabs[LEMMA]), size * length)
+        missed = []
+        for k in range(size * length):
+            tags, j = predicted[k % size], k // size
+            tags[LEMMA][j] = self.lemma_lookup.get(group[k % size][j], tags["upos"][j])
+            if tags[LEMMA][j] is None:
+                missed.append(k)
+        if not missed:
+            return
+        chosen = self.lemma_scores(dy.pick_batch_elems(lemma_input, missed))
+        values = chosen.npvalue().reshape(len(self.vocabs[LEMMA]), len(missed))
         values[0] = -np.inf  # never the unknown rule
         rules = self.vocabs[LEMMA].strings
-        for k, column in enumerate(values.T):
-            tags, j = predicted[k % size], k // size
-            form = group[k % size][j]
-            lemma = self.lemma_lookup.get(form, tags["upos"][j])
-            tags[LEMMA][j] = lemma or first_applicable(form, (rules[r] for r in np.argsort(-column)))
+        for k, column in zip(missed, values.T, strict=True):
+            form = group[k % size][k // size]
+            predicted[k % size][LEMMA][k // size] = first_applicable(form, (rules[r] for r in np.argsort(-column)))
 
     def save(self, directory: str, training: dict | None = None) -> None:
         vocab = {name: vocab.to_json() for name, vocab in self.vocabs.items()}
