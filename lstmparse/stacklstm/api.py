@@ -6,8 +6,8 @@ for sentence in parser.parse([["The", "dog", "barks", "."]]):
     print(sentence.to_conllu())
 
 (``lstmparse.load()`` without a path gives the default pipeline, which tags
-before it parses; ``Parser.load()`` without a path gives that pipeline's parser,
-``models/en_ewt``, which reads no tags.)
+before it parses with its own tag-reading parser; ``Parser.load()`` without a path
+gives ``models/en_ewt``, which reads no tags, so untagged input is enough.)
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class Parser:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Parser:
-        """Load a model directory (or an ensemble's manifest); without a path, the default pipeline's parser."""
+        """Load a model directory (or an ensemble's manifest); without a path, the tag-free ``en_ewt``."""
         path = Path(path) if path is not None else TAG_FREE_MODEL
         if not path.exists():
             raise ModelError(f"{path}: no such model directory")
