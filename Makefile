@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_wp
 
-.PHONY: install test test-all lint bench bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-hu clean dynet-gpu
+.PHONY: install test test-all lint bench bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-ensemble bench-pipeline-hu clean dynet-gpu
 
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,11 @@ bench-confidence: install
 bench-pipeline: install
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/pipeline.py --model models/en_ewt_pipeline \
 		--gold $(DATA)/ud/en_ewt/test.conllu
+
+# The second English pipeline (an ensemble of two parsers) at the beam it is meant for.
+bench-pipeline-ensemble: install
+	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/pipeline.py --model models/en_ewt_pipeline_ensemble \
+		--beam 4 --gold $(DATA)/ud/en_ewt/test.conllu
 
 # The same for Hungarian Szeged; its pipeline is not shipped (the treebank is CC BY-NC-SA), so it is
 # trained first if HU_PIPELINE does not hold it (about 40 minutes on one core; models/README.md).

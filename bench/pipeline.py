@@ -33,6 +33,7 @@ def main() -> None:
     parser.add_argument("--model", required=True, help="a pipeline model directory")
     parser.add_argument("--gold", required=True, help="a UD CoNLL-U test file")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--beam", type=int, default=1, help="beam search of this width (default: greedy)")
     parser.add_argument("--write", metavar="DIR", help="also write both outputs there (raw.conllu, gold_tokens.conllu)")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=256)
@@ -56,14 +57,14 @@ def main() -> None:
     tagged = list(pipeline.tag(tokenized))
     stages["tag"] = timer() - start
     start = timer()
-    parsed = list(pipeline.parser.parse(tagged))
+    parsed = [best for best, *_ in pipeline.parser.candidates(tagged, args.beam, 1)]
     stages["parse"] = timer() - start
     gold_document = document(gold)
     raw_scores = score_documents(gold_document, document(parsed))
 
     blank = [s.with_columns({c: ["_"] * len(s) for c in ("lemma", "upos", "xpos", "feats")}) for s in gold]
     start = timer()
-    gold_tokens = list(pipeline.parse(blank))
+    gold_tokens = [best for best, *_ in pipeline.candidates(blank, args.beam, 1)]
     gold_tokens_seconds = timer() - start
     gold_scores = score_documents(gold_document, document(gold_tokens))
     if args.write:
@@ -73,6 +74,7 @@ def main() -> None:
     total = sum(stages.values())
     result = {
         "model": args.model,
+        "beam": args.beam,
         "gold": args.gold,
         "gold_sentences": len(gold),
         "raw": {name: round(raw_scores[name].f1, 2) for name in MEASURES},
@@ -92,7 +94,8 @@ def main() -> None:
 
 
 def markdown(result: dict) -> str:
-    lines = [f"{result['model']} on {result['gold']} ({result['gold_sentences']} sentences)", ""]
+    search = f", beam {result['beam']}" if result["beam"] > 1 else ""
+    lines = [f"{result['model']}{search} on {result['gold']} ({result['gold_sentences']} sentences)", ""]
     lines += ["| input | " + " | ".join(MEASURES) + " |", "|---" * (len(MEASURES) + 1) + "|"]
     lines.append("| raw text | " + " | ".join(f"{result['raw'][m]:.2f}" for m in MEASURES) + " |")
     gold = result["gold_tokenization"]

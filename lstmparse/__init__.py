@@ -13,7 +13,7 @@ from lstmparse.backend import configure, configure_defaults
 from lstmparse.errors import InputError, ModelError
 from lstmparse.formats import Sentence, Token, read_sentences
 
-__version__ = "0.6.0"
+__version__ = "0.7.0"
 
 
 def load(path=None):
