@@ -18,10 +18,15 @@ import sys
 from lstmparse.conll18 import MEASURES, evaluate_conll18
 
 
-def official_scores(script: str, gold: str, system: str) -> dict[str, float]:
+def official_scorer(script: str):
+    """The official script, loaded as a module."""
     spec = importlib.util.spec_from_file_location("conll18_ud_eval", script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def official_scores(module, gold: str, system: str) -> dict[str, float]:
     with open(gold, encoding="utf-8") as gold_file, open(system, encoding="utf-8") as system_file:
         result = module.evaluate(module.load_conllu(gold_file), module.load_conllu(system_file))
     return {name: 100 * result[name].f1 for name in MEASURES}
@@ -33,9 +38,9 @@ def main() -> int:
     parser.add_argument("gold")
     parser.add_argument("systems", nargs="+")
     args = parser.parse_args()
-    disagreements = 0
+    disagreements, module = 0, official_scorer(args.official)
     for system in args.systems:
-        theirs = official_scores(args.official, args.gold, system)
+        theirs = official_scores(module, args.gold, system)
         ours = {name: score.f1 for name, score in evaluate_conll18(args.gold, system).items()}
         print(f"{system}\n| measure | official | lstmparse |\n|---|---|---|")
         for name in MEASURES:

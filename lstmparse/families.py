@@ -68,29 +68,28 @@ SEQ2SEQ = Family(
     "lstmparse.seq2seq.api:ConstituencyParser.load",
     constituency=True,
 )
+STACKLSTM = Family(
+    "stacklstm",
+    "stack-LSTM parser",
+    "dependency parser",
+    "lstmparse.stacklstm.options:StackLSTMOptions",
+    "lstmparse.stacklstm.training:train",
+    "lstmparse.stacklstm.api:Parser.load",
+)
+
+
+def ensemble_of(member: Family) -> Family:
+    """An ensemble's manifest, made by ``lstmparse ensemble`` (not trained), loaded as one model of ``member``'s."""
+    return replace(member, arch=f"{member.arch}_ensemble", task=f"{member.task} (ensemble)", options=None, trainer=None)
+
+
 FAMILIES = (
-    Family(
-        "stacklstm",
-        "stack-LSTM parser",
-        "dependency parser",
-        "lstmparse.stacklstm.options:StackLSTMOptions",
-        "lstmparse.stacklstm.training:train",
-        "lstmparse.stacklstm.api:Parser.load",
-    ),
-    # an ensemble's manifest, made by ``lstmparse ensemble`` (not trained), loaded as one parser
-    Family(
-        "stacklstm_ensemble",
-        "stack-LSTM ensemble",
-        "dependency parser (ensemble)",
-        None,
-        None,
-        "lstmparse.stacklstm.api:Parser.load",
-    ),
+    STACKLSTM,
+    ensemble_of(STACKLSTM),
     TREELSTM,
     replace(TREELSTM, arch="ldtreelstm"),  # the same family, the left-dependent variant (``--arch`` picks it)
     SEQ2SEQ,
-    # an ensemble's manifest, made by ``lstmparse ensemble`` (not trained), loaded as one parser
-    replace(SEQ2SEQ, arch="seq2seq_ensemble", task="constituency parser (ensemble)", options=None, trainer=None),
+    ensemble_of(SEQ2SEQ),
     Family(
         "tagger",
         "tagger",

@@ -117,14 +117,14 @@ def parse_corpus(
 def _check_request(model, constituency: bool, input_format: str, output_format: str, beam: int, kbest: int) -> None:
     """Refuse, before any work, what the model cannot do."""
     from lstmparse.errors import ConfigurationError
-    from lstmparse.pipeline.manifest import part_directories
+    from lstmparse.pipeline.manifest import PART_ARCHS, part_directories
 
     if kbest > beam:
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
     if constituency:
         return
     arch = model_arch(model)
-    if arch not in ("pipeline", "stacklstm", "stacklstm_ensemble"):
+    if arch != "pipeline" and PART_ARCHS.get(arch) != "parser":
         raise ConfigurationError(f"{model}: parse-corpus parses with dependency models, pipelines and seq2seq models")
     if "ptb" in (input_format, output_format):
         raise ConfigurationError(f"bracketed input or output needs a constituency (seq2seq) model; {model} is not one")

@@ -19,7 +19,7 @@ from lstmparse.errors import ModelError
 from lstmparse.formats import RAW_FORMATS, Sentence, read_sentences
 from lstmparse.inputs import checked_sentences
 from lstmparse.model_io import model_arch
-from lstmparse.pipeline.manifest import ARCH, part_directories
+from lstmparse.pipeline.manifest import ARCH, PART_ARCHS, part_directories
 from lstmparse.stacklstm.api import Parser
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tokenizer.api import PARAGRAPHS_PER_WINDOW, Tokenizer
@@ -128,9 +128,6 @@ class Pipeline:
         if self.parser is None:
             raise ModelError("this pipeline has no parser: it can tokenize and tag only")
         return self.parser
-
-
-PART_ARCHS = {"stacklstm": "parser", "stacklstm_ensemble": "parser", "tagger": "tagger", "tokenizer": "tokenizer"}
 
 
 def _parts_of(path: str | Path) -> dict[str, Path]:

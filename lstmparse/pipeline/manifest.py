@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lstmparse.ensembles import STACKLSTM_ENSEMBLE
 from lstmparse.errors import ModelError
 from lstmparse.model_io import CONFIG, DEFAULT_MODEL, read_manifest
 
 ARCH = "pipeline"
 PARTS = ("tokenizer", "tagger", "parser")
+PART_ARCHS = {"stacklstm": "parser", STACKLSTM_ENSEMBLE: "parser", "tagger": "tagger", "tokenizer": "tokenizer"}
 
 
 def part_directories(path: str | Path) -> dict[str, Path]:

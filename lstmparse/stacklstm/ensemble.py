@@ -35,14 +35,9 @@ class StackLSTMEnsemble:
     def __init__(self, members: Sequence[StackLSTMParser]) -> None:
         if len(members) < 2:
             raise ModelError("an ensemble needs at least two models")
+        if len({_outputs(member) for member in members}) > 1:
+            raise ModelError("an ensemble's parsers share one transition system, label set and projectivity")
         first = members[0]
-        for member in members[1:]:
-            if (member.system.name, member.system.labels, member.pseudo_projective) != (
-                first.system.name,
-                first.system.labels,
-                first.pseudo_projective,
-            ):
-                raise ModelError("an ensemble's parsers share one transition system, label set and projectivity")
         self.members = list(members)
         self.system = first.system
         self.pseudo_projective = first.pseudo_projective
@@ -67,6 +62,12 @@ class StackLSTMEnsemble:
         return best.heads, best.labels
 
 
+def _outputs(parser: StackLSTMParser) -> tuple:
+    """What members must share: the actions whose probabilities are averaged (as ``ensembles`` checks on disk)."""
+    system = parser.system
+    return system.name, tuple(system.labels), system.root_label, parser.pseudo_projective
+
+
 class EnsembleConfiguration:
     """One parse as every member sees it: the transition state is the first view's, the vectors each member's.
 
@@ -88,13 +89,8 @@ class EnsembleConfiguration:
         clone.score, clone.arc_log_probs = self.score, self.arc_log_probs[:]
         return clone
 
-    def take(self, step, action: int, log_prob: float) -> None:
-        """As :meth:`LockstepConfiguration.take`, with the ensemble's log-probability."""
-        arcs_before = self.views[0].arcs_made
-        step(self, action)
-        self.score += log_prob
-        if self.views[0].arcs_made > arcs_before:
-            self.arc_log_probs[self.views[0].last_dependent] = log_prob
+    # the arcs made so far are read through the first view; the score and log-probabilities are this object's
+    take = LockstepConfiguration.take
 
 
 class EnsembleDecoder(BatchDecoder):

@@ -7,7 +7,7 @@ configured, so this module must not import DyNet.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from lstmparse.layers import CHAR_LSTM_SIZE
@@ -38,9 +38,6 @@ class StackLSTMDimensions:
     action_history: int = 20  # action embedding fed to the action-history LSTM
     state: int = 20  # parser state p_t
     context_layers: int = 0  # bi-LSTM layers over the token vectors (0 = the papers' model)
-
-    def to_json(self) -> dict:
-        return asdict(self)
 
 
 @dataclass

@@ -114,14 +114,15 @@ class Tagger:
         Batch element ``j * len(group) + b`` is word ``j`` of sentence ``b``.
         """
         hidden, lemma_input = self.encode(group, train)
-        scores = {column: dy.affine_transform([*self.outputs[column][::-1], hidden]) for column in COLUMNS}
+        scores = {column: self.column_scores(column, hidden) for column in COLUMNS}
         if LEMMA in self.outputs:
-            scores[LEMMA] = self.lemma_scores(lemma_input)
+            scores[LEMMA] = self.column_scores(LEMMA, lemma_input)
         return scores
 
-    def lemma_scores(self, lemma_input: dy.Expression) -> dy.Expression:
-        weights, bias = self.outputs[LEMMA]
-        return dy.affine_transform([bias, weights, lemma_input])
+    def column_scores(self, column: str, inputs: dy.Expression) -> dy.Expression:
+        """A column's output layer over its inputs (the bi-LSTM's output; for lemmas, with the character vector)."""
+        weights, bias = self.outputs[column]
+        return dy.affine_transform([bias, weights, inputs])
 
     def encode(self, group: Sequence[Sequence[str]], train: bool = False) -> tuple[dy.Expression, dy.Expression]:
         """The bi-LSTM's output for every word of a length group, and the lemma layer's input ([output; chars]).
@@ -163,8 +164,7 @@ class Tagger:
         predicted = [{column: [""] * length for column in self.columns} for _ in group]
         hidden, lemma_input = self.encode(group)
         for column in COLUMNS:
-            expression = dy.affine_transform([*self.outputs[column][::-1], hidden])
-            values = expression.npvalue().reshape(len(self.vocabs[column]), size * length)
+            values = self.column_scores(column, hidden).npvalue().reshape(len(self.vocabs[column]), size * length)
             values[0] = -np.inf  # never the unknown tag
             strings = self.vocabs[column].strings
             for k, best in enumerate(values.argmax(axis=0)):
@@ -188,7 +188,7 @@ class Tagger:
                 missed.append(k)
         if not missed:
             return
-        chosen = self.lemma_scores(dy.pick_batch_elems(lemma_input, missed))
+        chosen = self.column_scores(LEMMA, dy.pick_batch_elems(lemma_input, missed))
         values = chosen.npvalue().reshape(len(self.vocabs[LEMMA]), len(missed))
         values[0] = -np.inf  # never the unknown rule
         rules = self.vocabs[LEMMA].strings
