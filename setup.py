@@ -1,7 +1,7 @@
 """The shipped models install beside the package, under ``<prefix>/share/lstmparse/models``.
 
 They live at the checkout's top level (``models/``), outside the package, so that
-``pip install .`` copies them as data files; :mod:`lstmparse.model_io` finds them
+``pip install .`` copies them as data files; :mod:`lstmparse.core.model_io` finds them
 there, in a checkout, or where ``LSTMPARSE_MODELS`` points.
 """
 

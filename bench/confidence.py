@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from lstmparse import backend
+from lstmparse.core import backend
 
 BINS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0001)
 
@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=256)
-    from lstmparse.formats import read_sentences
+    from lstmparse.io.formats import read_sentences
     from lstmparse.stacklstm.api import Parser
 
     model = Parser.load(args.model)

@@ -20,7 +20,7 @@ import resource
 import time
 from pathlib import Path
 
-from lstmparse import backend
+from lstmparse.core import backend
 
 BUCKETS = ((0, 10), (11, 20), (21, 30), (31, 40), (41, None))
 
@@ -40,8 +40,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=512)
-    from lstmparse.evalb import score_bracketings
-    from lstmparse.ptb import read_ptb
+    from lstmparse.io.ptb import read_ptb
+    from lstmparse.scoring.evalb import score_bracketings
     from lstmparse.seq2seq.api import ConstituencyParser
 
     gold = read_ptb(args.gold)[: args.limit]
@@ -81,8 +81,8 @@ def main() -> None:
 
 def _model_bytes(directory: str) -> int:
     """The size on disk of a model, or of all of an ensemble's members."""
-    from lstmparse.ensembles import ARCHS, member_directories
-    from lstmparse.model_io import model_arch
+    from lstmparse.core.ensembles import ARCHS, member_directories
+    from lstmparse.core.model_io import model_arch
 
     directories = member_directories(directory) if model_arch(directory) in ARCHS else [Path(directory)]
     return sum(f.stat().st_size for d in directories for f in d.rglob("*") if f.is_file())

@@ -19,12 +19,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lstmparse import backend  # noqa: E402
+from lstmparse.core import backend  # noqa: E402
 
 backend.configure(seed=1)
 
-from lstmparse.evaluation import score_sentences  # noqa: E402
-from lstmparse.formats import read_treebank  # noqa: E402
+from lstmparse.io.formats import read_treebank  # noqa: E402
+from lstmparse.scoring.evaluation import score_sentences  # noqa: E402
 from lstmparse.stacklstm.api import Parser  # noqa: E402
 
 

@@ -2,7 +2,7 @@
 
     python bench/pipeline.py --model models/en_ewt_pipeline --gold ../shared/data/ud/en_ewt/test.conllu
 
-Two runs, scored as the CoNLL 2018 scorer does (:mod:`lstmparse.conll18`):
+Two runs, scored as the CoNLL 2018 scorer does (:mod:`lstmparse.scoring.conll18`):
 
 - raw text: the test set's text rebuilt from its tokens and ``SpaceAfter=No``,
   paragraphs at ``# newpar``/``# newdoc`` (a treebank without them is one
@@ -24,8 +24,8 @@ import resource
 import time
 from pathlib import Path
 
-from lstmparse import backend
-from lstmparse.conll18 import MEASURES
+from lstmparse.core import backend
+from lstmparse.scoring.conll18 import MEASURES
 
 
 def main() -> None:
@@ -37,9 +37,9 @@ def main() -> None:
     parser.add_argument("--write", metavar="DIR", help="also write both outputs there (raw.conllu, gold_tokens.conllu)")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=256)
-    from lstmparse.conll18 import document, score_documents
-    from lstmparse.formats import read_sentences
+    from lstmparse.io.formats import read_sentences
     from lstmparse.pipeline.api import Pipeline
+    from lstmparse.scoring.conll18 import document, score_documents
     from lstmparse.tokenizer.api import RawParagraph
     from lstmparse.tokenizer.data import paragraphs
 

@@ -15,7 +15,7 @@ import json
 import sys
 import time
 
-from lstmparse import backend
+from lstmparse.core import backend
 
 
 def main() -> None:
@@ -27,8 +27,8 @@ def main() -> None:
     parser.add_argument("--test-gold", required=True)
     args = parser.parse_args()
     backend.configure(seed=1)
-    from lstmparse.evaluation import score_trees
-    from lstmparse.formats import read_treebank
+    from lstmparse.io.formats import read_treebank
+    from lstmparse.scoring.evaluation import score_trees
     from lstmparse.treelstm.model import TreeLSTM
     from lstmparse.treelstm.rerank import best_candidate, read_kbest, score_candidates, tune
 

@@ -15,7 +15,7 @@ import argparse
 import importlib.util
 import sys
 
-from lstmparse.conll18 import MEASURES, evaluate_conll18
+from lstmparse.scoring.conll18 import MEASURES, evaluate_conll18
 
 
 def official_scorer(script: str):

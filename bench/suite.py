@@ -148,11 +148,11 @@ def peak_rss_mib() -> float:
 
 
 def parse_worker(args) -> dict:
-    from lstmparse import backend
+    from lstmparse.core import backend
 
     backend.configure(seed=1)
-    from lstmparse.evaluation import score_sentences
-    from lstmparse.formats import read_treebank
+    from lstmparse.io.formats import read_treebank
+    from lstmparse.scoring.evaluation import score_sentences
     from lstmparse.stacklstm.api import Parser
     from lstmparse.stacklstm.parallel import parse_in_processes
 
@@ -198,10 +198,10 @@ def train_worker(args) -> dict:
 
 
 def length_worker(args) -> dict:
-    from lstmparse import backend
+    from lstmparse.core import backend
 
     backend.configure(seed=1)
-    from lstmparse.formats import Sentence, Token, read_treebank
+    from lstmparse.io.formats import Sentence, Token, read_treebank
     from lstmparse.stacklstm.api import Parser
 
     length = int(args.argument)

@@ -87,9 +87,10 @@ def run_row(args, row: str) -> dict:
 def measure(row: str, treebank: str, count: int) -> dict:
     """One epoch over the first ``count`` training sentences with the row's settings, in this process."""
     setting, batching, size, *order = row.split(":")
-    from lstmparse import backend
+    from lstmparse.core import backend
 
     backend.configure(seed=1, memory_mb=MEMORY_MB[batching], weight_decay=1e-6)
+    from lstmparse.core.training import Updates, run_epoch, seed_epoch, shuffled_batches
     from lstmparse.stacklstm.options import StackLSTMDimensions, StackLSTMOptions
     from lstmparse.stacklstm.training import (
         batch_actions,
@@ -99,7 +100,6 @@ def measure(row: str, treebank: str, count: int) -> dict:
         prepare,
         sentence_length,
     )
-    from lstmparse.training import Updates, run_epoch, seed_epoch, shuffled_batches
 
     values = dict(SETTINGS[setting])
     dims = StackLSTMDimensions(context_layers=values.pop("context_layers", 0))

@@ -9,9 +9,9 @@ autobatching or GPU.
 
 from __future__ import annotations
 
-from lstmparse.backend import configure, configure_defaults
+from lstmparse.core.backend import configure, configure_defaults
 from lstmparse.errors import InputError, ModelError
-from lstmparse.formats import Sentence, Token, read_sentences
+from lstmparse.io.formats import Sentence, Token, read_sentences
 
 __version__ = "0.7.0"
 
@@ -21,14 +21,14 @@ def load(path=None):
     English pipeline): the object its kind calls for.
 
     A pipeline gives a :class:`Pipeline` (callable on raw text, giving a
-    :class:`~lstmparse.document.Document`; ``parse`` for tokenized sentences), a
+    :class:`~lstmparse.io.document.Document`; ``parse`` for tokenized sentences), a
     dependency model a :class:`Parser`, a sequence-to-sequence model a
     :class:`ConstituencyParser` (both with ``parse`` and ``parse_kbest``), a tagger
     a ``POSTagger`` (``tag``) and a tokenizer a ``Tokenizer`` (``tokenize``).
     """
-    from lstmparse.catalog import resolve_model
-    from lstmparse.families import family
-    from lstmparse.model_io import DEFAULT_MODEL, model_arch
+    from lstmparse.app.catalog import resolve_model
+    from lstmparse.core.families import family
+    from lstmparse.core.model_io import DEFAULT_MODEL, model_arch
 
     configure_defaults()
     path = resolve_model(path or DEFAULT_MODEL)
@@ -41,7 +41,7 @@ def load_constituency(path, tagger=None):
     ``tagger`` (a tagger, or a pipeline with one, by name or directory) puts its
     XPOS tags on the trees' preterminals where the input brings none (else ``XX``).
     """
-    from lstmparse.catalog import resolve_model
+    from lstmparse.app.catalog import resolve_model
 
     configure_defaults()
     from lstmparse.seq2seq.api import ConstituencyParser
@@ -66,7 +66,7 @@ def __getattr__(name: str):
 
         return Pipeline
     if name in ("Document", "Word"):
-        from lstmparse import document
+        from lstmparse.io import document
 
         return getattr(document, name)
     raise AttributeError(f"module 'lstmparse' has no attribute {name!r}")

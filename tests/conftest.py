@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lstmparse import backend
+from lstmparse.core import backend
 
 backend.configure(seed=1, memory_mb=256)
 
@@ -145,7 +145,7 @@ def hungarian(tmp_path_factory) -> dict[str, Path]:
     files = {"train": folder / "train.conllu", "dev": folder / "dev.conllu", "vectors": folder / "vectors.txt"}
     files["train"].write_text(first_sentences(HU / "train.conllu", 150), encoding="utf-8")
     files["dev"].write_text(first_sentences(HU / "dev.conllu", 300), encoding="utf-8")
-    from lstmparse.formats import read_treebank
+    from lstmparse.io.formats import read_treebank
 
     forms = sorted({t.form for name in ("train", "dev") for s in read_treebank(str(files[name])) for t in s.tokens})
     rng = np.random.default_rng(0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lstmparse.batching import batches, length_batches, windows
+from lstmparse.core.batching import batches, length_batches, windows
 from lstmparse.errors import InputError
 
 

@@ -9,7 +9,7 @@ from functools import partial
 import pytest
 from conftest import run_cli
 
-from lstmparse.formats import read_sentences
+from lstmparse.io.formats import read_sentences
 
 lstmparse = partial(run_cli, timeout=600)  # some commands here train
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from conftest import FASTEST_MODEL, first_sentences
 
-from lstmparse.conll18 import document, evaluate_conll18, score_documents
 from lstmparse.errors import InputError
-from lstmparse.evaluation import evaluate_files
-from lstmparse.formats import Sentence, read_sentences
+from lstmparse.io.formats import Sentence, read_sentences
+from lstmparse.scoring.conll18 import document, evaluate_conll18, score_documents
+from lstmparse.scoring.evaluation import evaluate_files
 
 GOLD = """# text = I don't know.
 1-2\tdon't\t_\t_\t_\t_\t_\t_\t_\t_
@@ -81,7 +81,7 @@ def test_different_text_is_an_error_naming_the_system_file(tmp_path):
 
 
 def test_on_gold_tokenization_it_agrees_with_the_attachment_scores(ewt, tmp_path):
-    """The same LAS, UAS and CLAS as lstmparse.evaluation on a parser's real output."""
+    """The same LAS, UAS and CLAS as lstmparse.scoring.evaluation on a parser's real output."""
     import lstmparse
 
     gold = tmp_path / "gold.conllu"

@@ -10,8 +10,8 @@ import pytest
 from conftest import EWT, ROOT
 
 import lstmparse
-from lstmparse.document import Document, sentences_text
-from lstmparse.formats import read_sentences
+from lstmparse.io.document import Document, sentences_text
+from lstmparse.io.formats import read_sentences
 
 
 @pytest.fixture(scope="module")

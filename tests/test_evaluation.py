@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lstmparse.errors import InputError
-from lstmparse.evaluation import evaluate_files, score_trees
+from lstmparse.scoring.evaluation import evaluate_files, score_trees
 
 
 def test_hand_computed_scores():

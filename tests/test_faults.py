@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lstmparse
-from lstmparse import model_io
+from lstmparse.core import model_io
 from lstmparse.errors import ConfigurationError, InputError
-from lstmparse.formats import read_treebank
+from lstmparse.io.formats import read_treebank
 from lstmparse.layers.chars import CHARS_PER_END, spelling
 from lstmparse.stacklstm.model import StackLSTMParser
 from lstmparse.stacklstm.systems import make_system

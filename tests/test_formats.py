@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lstmparse.errors import InputError
-from lstmparse.formats import Sentence, read_sentences, read_treebank
+from lstmparse.io.formats import Sentence, read_sentences, read_treebank
 
 SAMPLE = (
     "# sent_id = 1\n"

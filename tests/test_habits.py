@@ -13,9 +13,9 @@ from conftest import ROOT, assert_one_error_line
 from conftest import run_cli as cli
 
 import lstmparse
-from lstmparse.catalog import resolve_model
+from lstmparse.app.catalog import resolve_model
 from lstmparse.errors import ModelError
-from lstmparse.formats import read_sentences
+from lstmparse.io.formats import read_sentences
 
 MODELS = ROOT / "models"
 TEXT = "Dogs bark. Cats sleep.\nThe U.S. Federal Reserve raised interest rates.\n"

@@ -15,8 +15,8 @@ IMPORT_CYCLES = ROOT.parent / "shared" / "tools" / "import_cycles.py"
 def test_importing_the_package_and_its_command_line_leaves_dynet_unloaded():
     """DyNet reads its settings once, when imported: only configure() (or a model's first use) may import it."""
     script = (
-        "import sys, lstmparse, lstmparse.cli, lstmparse.document, lstmparse.catalog, lstmparse.render, "
-        "lstmparse.formats, lstmparse.corpus, lstmparse.processes\n"
+        "import sys, lstmparse, lstmparse.cli, lstmparse.io.document, lstmparse.app.catalog, lstmparse.io.render, "
+        "lstmparse.io.formats, lstmparse.app.corpus, lstmparse.core.processes\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dynet', '_dynet')))"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
@@ -49,3 +49,65 @@ def test_dynet_is_configured_by_one_explicit_call_not_by_importing():
 def test_no_import_cycle():
     result = subprocess.run([sys.executable, str(IMPORT_CYCLES), "lstmparse"], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0 and "cycle" not in result.stdout + result.stderr, result.stdout
+
+
+# The rooms of the package, lowest first: a module may import its own room and any room below it, never one above.
+ROOM_ORDER = ["errors", "io", "core", "scoring", "layers", "families", "app", "facade", "cli"]
+FAMILY_PACKAGES = {"stacklstm", "tagger", "tokenizer", "treelstm", "seq2seq", "pipeline"}
+FACADE_CONSTANTS = {"__version__"}  # names of the package itself that any room may read
+
+
+def room_of(module: str) -> str:
+    """The room a dotted module name (``lstmparse.io.formats``) lives in."""
+    parts = module.split(".")
+    if parts == ["lstmparse"] or parts[1] == "__main__":
+        return "facade" if parts == ["lstmparse"] else "cli"
+    top = parts[1]
+    return "families" if top in FAMILY_PACKAGES else top
+
+
+def upward_imports(module: str, source: str) -> list[str]:
+    """The imports in ``source`` (module level or inside functions) that reach a room above ``module``'s."""
+    import ast
+
+    rank = ROOM_ORDER.index(room_of(module))
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "lstmparse":
+                names = {alias.name for alias in node.names} - FACADE_CONSTANTS
+                targets = [f"lstmparse.{name}" for name in names]
+            else:
+                targets = [node.module]
+        else:
+            continue
+        for target in targets:
+            if target.split(".")[0] == "lstmparse" and ROOM_ORDER.index(room_of(target)) > rank:
+                found.append(f"{module} imports {target}")
+    return found
+
+
+def test_imports_run_down_the_rooms_never_up():
+    """io never imports core, core never a family, no family the app layer, nothing below the CLI the CLI."""
+    package = ROOT / "lstmparse"
+    violations = []
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        violations += upward_imports(module, path.read_text(encoding="utf-8"))
+    assert not violations, "\n".join(violations)
+    assert {room_of(f"lstmparse.{p.name}") for p in package.iterdir() if p.is_dir() and p.name != "__pycache__"} <= set(
+        ROOM_ORDER
+    ), "a new room must take its place in ROOM_ORDER"
+
+
+def test_the_room_check_sees_an_upward_import_even_inside_a_function():
+    source = "import os\n\ndef f():\n    from lstmparse.app.catalog import resolve_model\n"
+    assert upward_imports("lstmparse.io.formats", source) == ["lstmparse.io.formats imports lstmparse.app.catalog"]
+    assert upward_imports("lstmparse.core.training", "from lstmparse import cli\n") == [
+        "lstmparse.core.training imports lstmparse.cli"
+    ]
+    assert upward_imports("lstmparse.app.serve", "from lstmparse import __version__\n") == []
+    assert upward_imports("lstmparse.cli.parse", "from lstmparse.app import catalog\n") == []

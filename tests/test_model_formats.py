@@ -77,7 +77,7 @@ def test_format_1_models_compute_what_they_computed_when_saved(expected, argumen
 @pytest.fixture(scope="module")
 def upgraded(tmp_path_factory):
     """The format-1 models rewritten as format 2 (parameters named by their place in the model)."""
-    from lstmparse.model_io import load_directory, upgrade_directory
+    from lstmparse.core.model_io import load_directory, upgrade_directory
     from lstmparse.seq2seq.model import Seq2SeqParser
     from lstmparse.stacklstm.model import StackLSTMParser
     from lstmparse.treelstm.model import TreeLSTM
@@ -98,7 +98,7 @@ def test_format_1_models_upgraded_to_format_2_compute_the_same(upgraded, expecte
 
 def test_format_2_names_say_where_a_parameter_sits(upgraded):
     """Equal-shaped parameters (the stack and buffer LSTMs) have names of their own, not creation numbers."""
-    from lstmparse.model_io import load_directory
+    from lstmparse.core.model_io import load_directory
 
     _, _, params = load_directory(upgraded / "stacklstm")
     assert params["stack_lstm/lstm/layer0/0"].shape == params["buffer_lstm/lstm/layer0/0"].shape

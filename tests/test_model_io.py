@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lstmparse import model_io
+from lstmparse.core import model_io
 from lstmparse.errors import ModelError
-from lstmparse.formats import read_treebank
+from lstmparse.io.formats import read_treebank
 from lstmparse.stacklstm.model import StackLSTMParser
 from lstmparse.stacklstm.systems import make_system
 from lstmparse.stacklstm.training import build_vocabularies
@@ -78,12 +78,12 @@ def test_pretrained_vectors_are_stored_and_stay_fixed(tmp_path, small_treebank):
 
 
 WEIGHT_DECAY_SCRIPT = """
-from lstmparse import backend
+from lstmparse.core import backend
 backend.configure(seed=1, weight_decay=0.01)
 import dynet as dy, numpy as np
 from lstmparse.stacklstm.model import StackLSTMParser
 from lstmparse.stacklstm.systems import make_system
-from lstmparse.formats import Sentence
+from lstmparse.io.formats import Sentence
 from lstmparse.stacklstm.training import build_vocabularies
 from lstmparse.stacklstm.examples import Example
 from lstmparse.stacklstm.oracles import make_oracle

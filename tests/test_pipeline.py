@@ -10,7 +10,7 @@ import pytest
 from conftest import FASTEST_MODEL, assert_one_error_line
 from conftest import run_cli as lstmparse
 
-from lstmparse.formats import read_sentences
+from lstmparse.io.formats import read_sentences
 from lstmparse.tokenizer.data import paragraphs
 
 pytestmark = pytest.mark.slow  # trains a whole pipeline (tokenizer, jack-knifed tagger, parser)

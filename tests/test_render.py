@@ -9,9 +9,9 @@ import pytest
 from conftest import DATA, EWT, assert_one_error_line
 from conftest import run_cli as cli
 
-from lstmparse.formats import read_sentences
-from lstmparse.ptb import read_ptb
-from lstmparse.render import Arc, arc_levels, constituency_svg, dependency_svg, wrong_words
+from lstmparse.io.formats import read_sentences
+from lstmparse.io.ptb import read_ptb
+from lstmparse.io.render import Arc, arc_levels, constituency_svg, dependency_svg, wrong_words
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from cli import main
 from lstmparse.errors import InputError
-from lstmparse.formats import read_sentences
+from lstmparse.io.formats import read_sentences
 
 GOOD = "1\tDogs\t_\tNOUN\t_\t_\t2\tnsubj\t_\t_\n2\tbark\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from lstmparse.formats import sentences_from_text
+from lstmparse.io.formats import sentences_from_text
 
 TEXT = "Dogs don't bark. The cat sat on the mat."
 

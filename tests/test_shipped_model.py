@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT
 
 import lstmparse
-from lstmparse.formats import read_sentences
+from lstmparse.io.formats import read_sentences
 from lstmparse.stacklstm.api import DEFAULT_MODEL
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
-from lstmparse.options import RunOptions
-from lstmparse.training import TrainingHooks, epoch_entry, train_epochs
+from lstmparse.core.options import RunOptions
+from lstmparse.core.training import TrainingHooks, epoch_entry, train_epochs
 
 
 class ScriptedFamily(TrainingHooks):

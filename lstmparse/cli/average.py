@@ -14,7 +14,7 @@ from lstmparse.cli.common import MODEL, clean_errors
 @clean_errors
 def average(models, output, overwrite) -> None:
     """Write the model whose parameters are the mean of MODELS' (one run's checkpoints, e.g. its last epochs)."""
-    from lstmparse.model_io import average_directories, check_training_directory
+    from lstmparse.core.model_io import average_directories, check_training_directory
 
     check_training_directory(output, resume=False, overwrite=overwrite)
     average_directories(list(models), output)

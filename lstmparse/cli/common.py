@@ -8,7 +8,7 @@ from functools import wraps
 
 import click
 
-from lstmparse import backend
+from lstmparse.core import backend
 from lstmparse.errors import ConfigurationError, InputError, ModelError
 
 EXISTING_FILE = click.Path(exists=True, dir_okay=False)
@@ -16,12 +16,12 @@ MEMORY_MB = click.IntRange(min=1)  # DyNet aborts on an empty pool
 
 
 class ModelParam(click.ParamType):
-    """A model directory or a model's name (``en_ewt_upos``), found as :mod:`lstmparse.catalog` says."""
+    """A model directory or a model's name (``en_ewt_upos``), found as :mod:`lstmparse.app.catalog` says."""
 
     name = "MODEL"
 
     def convert(self, value, param, ctx):
-        from lstmparse.catalog import resolve_model
+        from lstmparse.app.catalog import resolve_model
 
         try:
             return str(resolve_model(value))
@@ -94,9 +94,9 @@ def _silence_stdout() -> None:
 def written(output_file: str, results, text_of, quiet: bool, input_file: str = "-"):
     """Each result, after its text is written to ``output_file``; progress every 1000 on stderr.
 
-    A named output file appears only when all went well (:mod:`lstmparse.outputs`).
+    A named output file appears only when all went well (:mod:`lstmparse.io.outputs`).
     """
-    from lstmparse.outputs import open_output
+    from lstmparse.io.outputs import open_output
 
     with open_output(output_file, (input_file,)) as out:
         for count, result in enumerate(results, start=1):

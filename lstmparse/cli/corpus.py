@@ -11,10 +11,10 @@ from types import SimpleNamespace
 
 import click
 
-from lstmparse import backend
 from lstmparse.cli.common import MEMORY_MB, MODEL, MODEL_HELP, clean_errors
-from lstmparse.formats import FORMATS, RAW_FORMATS
-from lstmparse.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL, model_arch
+from lstmparse.core import backend
+from lstmparse.core.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL, model_arch
+from lstmparse.io.formats import FORMATS, RAW_FORMATS
 
 
 @click.command("parse-corpus")
@@ -65,7 +65,7 @@ def parse_corpus(
     A malformed shard is reported with its file:line error and the others go on;
     the exit code is then 2.
     """
-    from lstmparse import corpus
+    from lstmparse.app import corpus
 
     if workers is not None and scheduler is not None:
         raise click.UsageError("--workers runs local processes, --scheduler a Dask cluster: pick one")
@@ -137,8 +137,8 @@ def _check_request(model, constituency: bool, input_format: str, output_format: 
 
 def _check_model_files(model) -> None:
     """Read every file of the model (configuration and parameters, without DyNet): damage is one error here."""
-    from lstmparse.catalog import component_directories
-    from lstmparse.model_io import load_directory
+    from lstmparse.app.catalog import component_directories
+    from lstmparse.core.model_io import load_directory
 
     for directory in component_directories(model):
         load_directory(directory)

@@ -24,9 +24,9 @@ def ensemble(models, output, overwrite) -> None:
     Each step follows the mean of the members' next-token or next-action
     distributions: more accurate than each member, and as slow as all of them together.
     """
-    from lstmparse.ensembles import write_ensemble
+    from lstmparse.core.ensembles import write_ensemble
+    from lstmparse.core.model_io import CONFIG
     from lstmparse.errors import ConfigurationError
-    from lstmparse.model_io import CONFIG
 
     if (Path(output) / CONFIG).exists() and not overwrite:  # members may live inside it; a model may not
         raise ConfigurationError(f"{output} already holds a model: --overwrite replaces it, or choose another --output")

@@ -32,14 +32,14 @@ def evaluate(gold, system, as_json, fmt) -> None:
     import json
 
     if fmt == "ptb":
-        from lstmparse.evalb import evaluate_ptb_files
+        from lstmparse.scoring.evalb import evaluate_ptb_files
 
         scores = evaluate_ptb_files(gold, system)
         click.echo(json.dumps(scores.as_dict(), indent=2) if as_json else scores.report())
         return
-    from lstmparse.conll18 import document, report, score_documents
-    from lstmparse.evaluation import check_tree_shapes, same_words, score_sentences
-    from lstmparse.formats import check_trees, read_sentences
+    from lstmparse.io.formats import check_trees, read_sentences
+    from lstmparse.scoring.conll18 import document, report, score_documents
+    from lstmparse.scoring.evaluation import check_tree_shapes, same_words, score_sentences
 
     gold_sentences, system_sentences = list(read_sentences(gold)), list(read_sentences(system))
     check_tree_shapes(gold_sentences, "gold file's")

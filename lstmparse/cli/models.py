@@ -18,7 +18,7 @@ def models(as_json: bool) -> None:
     They are looked up in LSTMPARSE_MODELS (directories separated by ':'), the
     checkout's models/ and the installed copy, in that order.
     """
-    from lstmparse.catalog import available_models, search_path
+    from lstmparse.app.catalog import available_models, search_path
 
     found = available_models()
     if as_json:

@@ -7,12 +7,12 @@ import time
 
 import click
 
-from lstmparse import backend
 from lstmparse.cli.common import MEMORY_MB, MODEL, MODEL_HELP, clean_errors, configure_dynet, written
-from lstmparse.document import sentences_text
+from lstmparse.core import backend
 from lstmparse.errors import ConfigurationError
-from lstmparse.formats import FORMATS, RAW_FORMATS
-from lstmparse.inputs import checked_sentences
+from lstmparse.io.document import sentences_text
+from lstmparse.io.formats import FORMATS, RAW_FORMATS
+from lstmparse.io.inputs import checked_sentences
 
 STAGES = ("tokenize", "tag", "parse")
 
@@ -149,7 +149,7 @@ def parse(
     or a name (lstmparse models lists them); --processors, --tagger and --tokenizer
     run part of a pipeline or put other parts in it.
     """
-    from lstmparse.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL, model_arch
+    from lstmparse.core.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL, model_arch
 
     arch = model_arch(model_dir or DEFAULT_MODEL)
     if arch in CONSTITUENCY_ARCHS:
@@ -185,7 +185,7 @@ def _parse_dependency(models, input_file, output_file, formats, search, quiet, m
 
     ``formats`` is (input format, output format, retag); ``search`` is what :func:`_search` gives.
     """
-    from lstmparse.outputs import check_output_path
+    from lstmparse.io.outputs import check_output_path
 
     input_format, output_format, retag = formats
     beam, kbest, batch_size, jobs, confidence, written_kbest = search
@@ -230,7 +230,7 @@ def _parse_dependency(models, input_file, output_file, formats, search, quiet, m
 
 def _check_stages(pipeline, processors: list[str] | None, input_format: str, retag: bool, model) -> list[str]:
     """The stages to run: those asked for (default: all the pipeline has), each of which it must have."""
-    from lstmparse.model_io import DEFAULT_MODEL
+    from lstmparse.core.model_io import DEFAULT_MODEL
 
     stages = processors or pipeline.processors
     missing = [stage for stage in stages if stage not in pipeline.processors]

@@ -29,9 +29,9 @@ def render(input_file, input_format, gold, output_file, output_format, output_di
 
     Open the page in any browser: it needs no network and runs no script.
     """
-    from lstmparse import render as drawing
     from lstmparse.errors import ConfigurationError
-    from lstmparse.outputs import open_output
+    from lstmparse.io import render as drawing
+    from lstmparse.io.outputs import open_output
 
     if output_format == "svg" and not output_dir:
         raise click.BadParameter("--format svg writes one file per sentence: give --output-dir", param_hint="--format")
@@ -52,10 +52,10 @@ def render(input_file, input_format, gold, output_file, output_format, output_di
 
 def _drawn(input_file: str, input_format: str, gold: str | None):
     """(caption, SVG) of each sentence or tree of the input."""
-    from lstmparse import render as drawing
     from lstmparse.errors import InputError
-    from lstmparse.formats import read_sentences
-    from lstmparse.ptb import iter_ptb, to_bracketed
+    from lstmparse.io import render as drawing
+    from lstmparse.io.formats import read_sentences
+    from lstmparse.io.ptb import iter_ptb, to_bracketed
 
     if input_format == "ptb":
         for number, tree in enumerate(iter_ptb(input_file), start=1):

@@ -37,8 +37,8 @@ def serve(models, host, port, workers, max_chars, max_sentences, memory_mb) -> N
         import uvicorn  # noqa: F401
     except ImportError:
         raise ConfigurationError("lstmparse serve needs its web libraries: pip install 'lstmparse[serve]'") from None
-    from lstmparse.model_io import DEFAULT_MODEL
-    from lstmparse.serve import Limits, ServedModel, create_app, run_server
+    from lstmparse.app.serve import Limits, ServedModel, create_app, run_server
+    from lstmparse.core.model_io import DEFAULT_MODEL
 
     served = [ServedModel.of(model) for model in models or [str(DEFAULT_MODEL)]]
     _check_port_free(host, port)

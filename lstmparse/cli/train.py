@@ -14,7 +14,7 @@ from collections.abc import Callable
 import click
 
 from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, clean_errors, configure_dynet
-from lstmparse.families import TRAINABLE, family
+from lstmparse.core.families import TRAINABLE, family
 from lstmparse.layers import CHAR_LSTM_SIZE
 from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
@@ -294,7 +294,7 @@ def _learning_rate_default(options_class: type) -> object:
 @clean_errors
 def train(**given) -> None:
     """Train a model (the stack-LSTM parser, or another --arch); the best model on dev is kept in MODEL_DIR."""
-    from lstmparse.model_io import check_training_directory
+    from lstmparse.core.model_io import check_training_directory
 
     ctx = click.get_current_context()
     arch = given["arch"]

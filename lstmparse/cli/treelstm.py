@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from lstmparse import backend
 from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, MODEL, clean_errors, configure_dynet
+from lstmparse.core import backend
 
 
 @click.command()
@@ -32,8 +32,8 @@ def rerank(kbest, model_dir, k, weight, tune_file, gold_file, save, output_file,
     if kbest is None and tune_file is None:
         raise click.UsageError("give a KBEST file to rerank, or --tune and --gold")
     configure_dynet(seed=1, memory_mb=memory_mb)
-    from lstmparse.model_io import update_config
-    from lstmparse.outputs import check_output_path, open_output
+    from lstmparse.core.model_io import update_config
+    from lstmparse.io.outputs import check_output_path, open_output
     from lstmparse.treelstm import rerank as reranking
     from lstmparse.treelstm.model import TreeLSTM
 
@@ -72,7 +72,7 @@ def _score(model, groups, k: int | None = None) -> None:
 
 
 def _tuned(model, tune_file: str, gold_file: str):
-    from lstmparse.formats import read_treebank
+    from lstmparse.io.formats import read_treebank
     from lstmparse.treelstm import rerank as reranking
 
     groups = reranking.read_kbest(tune_file)
@@ -117,7 +117,7 @@ def score(treebank, model_dir, memory_mb) -> None:
 def sample(model_dir, count, max_words, seed) -> None:
     """Generate trees from a TreeLSTM and write them as CoNLL-U (HEAD filled, DEPREL _)."""
     configure_dynet(seed=seed)
-    from lstmparse.formats import Sentence
+    from lstmparse.io.formats import Sentence
     from lstmparse.treelstm.model import TreeLSTM
 
     model = TreeLSTM.load(model_dir)

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import dynet as dy
 
+from lstmparse.core.model_io import builder_parameters
+from lstmparse.core.vocab import Vocabulary
 from lstmparse.layers import char_vector_width
-from lstmparse.model_io import builder_parameters
-from lstmparse.vocab import Vocabulary
 
 CHARS_PER_END = 40  # the character LSTM reads at most this many characters from each end of a word
 

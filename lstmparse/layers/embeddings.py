@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import InputError
-from lstmparse.vocab import Vocabulary
 
 WORD_DROPOUT = 0.5  # probability of replacing a training singleton by the unknown word
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dynet as dy
 
-from lstmparse.model_io import builder_parameters
+from lstmparse.core.model_io import builder_parameters
 
 
 class StackPointer:

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from lstmparse.document import Document
+from lstmparse.core.model_io import model_arch
 from lstmparse.errors import ModelError
-from lstmparse.formats import RAW_FORMATS, Sentence, read_sentences
-from lstmparse.inputs import checked_sentences
-from lstmparse.model_io import model_arch
+from lstmparse.io.document import Document
+from lstmparse.io.formats import RAW_FORMATS, Sentence, read_sentences
+from lstmparse.io.inputs import checked_sentences
 from lstmparse.pipeline.manifest import ARCH, PART_ARCHS, part_directories
 from lstmparse.stacklstm.api import Parser
 from lstmparse.tagger.api import POSTagger
@@ -35,7 +35,7 @@ class Pipeline:
         self.parts: dict[str, Path] = {}
 
     def __call__(self, text: str, batch_size: int = 32) -> Document:
-        """Raw text to a :class:`~lstmparse.document.Document` of parsed sentences (tagged only without a parser)."""
+        """Raw text to a :class:`~lstmparse.io.document.Document` of parsed sentences (tagged only without a parser)."""
         sentences = self.tokenize(text)
         if self.parser is None:
             return Document(list(self.tag(sentences)), text)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lstmparse.ensembles import STACKLSTM_ENSEMBLE
+from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE
+from lstmparse.core.model_io import CONFIG, DEFAULT_MODEL, read_manifest
 from lstmparse.errors import ModelError
-from lstmparse.model_io import CONFIG, DEFAULT_MODEL, read_manifest
 
 ARCH = "pipeline"
 PARTS = ("tokenizer", "tagger", "parser")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lstmparse.options import RunOptions, common_values, given_fields
+from lstmparse.core.options import RunOptions, common_values, given_fields
 from lstmparse.stacklstm.options import DEFAULT_FEATURES, StackLSTMOptions, parse_features
 
 

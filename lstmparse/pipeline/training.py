@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from lstmparse.families import family
-from lstmparse.formats import read_sentences
-from lstmparse.model_io import CONFIG, atomic_write
-from lstmparse.options import RunOptions
+from lstmparse.core.families import family
+from lstmparse.core.model_io import CONFIG, atomic_write
+from lstmparse.core.options import RunOptions
+from lstmparse.io.formats import read_sentences
 from lstmparse.pipeline.manifest import ARCH
 from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.stacklstm.options import StackLSTMOptions

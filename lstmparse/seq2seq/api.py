@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lstmparse.batching import SENTENCE_WINDOW, windows
-from lstmparse.ensembles import SEQ2SEQ_ENSEMBLE as ENSEMBLE_ARCH
+from lstmparse.core.batching import SENTENCE_WINDOW, windows
+from lstmparse.core.ensembles import SEQ2SEQ_ENSEMBLE as ENSEMBLE_ARCH
+from lstmparse.core.model_io import model_arch
 from lstmparse.errors import InputError, ModelError
-from lstmparse.formats import Sentence
-from lstmparse.inputs import as_sentence
-from lstmparse.model_io import model_arch
-from lstmparse.ptb import PTBTree, escape_word, to_bracketed, unescape_word
+from lstmparse.io.formats import Sentence
+from lstmparse.io.inputs import as_sentence
+from lstmparse.io.ptb import PTBTree, escape_word, to_bracketed, unescape_word
 from lstmparse.seq2seq.linearization import delinearize
 from lstmparse.seq2seq.model import Seq2SeqParser
 
@@ -165,7 +165,7 @@ def words_of(item: PTBTree | Sentence | Sequence[str], number: int = 0) -> list[
     """The words to parse, written as a bracketed tree holds them (parentheses as -LRB-/-RRB-).
 
     Token lists are checked as every family's ``parse`` checks them
-    (:func:`lstmparse.inputs.as_sentence`); a bracketed tree cannot hold a space either.
+    (:func:`lstmparse.io.inputs.as_sentence`); a bracketed tree cannot hold a space either.
     """
     if isinstance(item, PTBTree):
         return item.words

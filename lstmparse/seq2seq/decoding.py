@@ -49,12 +49,12 @@ from typing import TYPE_CHECKING
 import dynet as dy
 import numpy as np
 
-from lstmparse.ensembles import mixture_log_probs
+from lstmparse.core.ensembles import mixture_log_probs
 from lstmparse.seq2seq.linearization import is_well_formed, repair
 from lstmparse.seq2seq.step import DecoderModel, Member
 
 if TYPE_CHECKING:
-    from lstmparse.vocab import Vocabulary
+    from lstmparse.core.vocab import Vocabulary
 
 BUDGET_WORDS = 32  # sentences up to this long get full batches
 

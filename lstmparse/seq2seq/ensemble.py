@@ -7,7 +7,7 @@ log-probability under that mixture.  Members are independently trained models of
 one output vocabulary (other seeds, other options); their errors differ, so the mean
 is more accurate than each, at the cost of one encoder and decoder per member.
 ``lstmparse ensemble A B --output DIR`` writes the manifest
-(:mod:`lstmparse.ensembles`); the directory then parses like a model.
+(:mod:`lstmparse.core.ensembles`); the directory then parses like a model.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from lstmparse.ensembles import member_directories, mixture_log_probs
+from lstmparse.core.ensembles import member_directories, mixture_log_probs
 from lstmparse.errors import ModelError
 from lstmparse.seq2seq.decoding import Seq2SeqDecoding
 from lstmparse.seq2seq.model import Seq2SeqParser

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lstmparse.ptb import Constituent, PTBTree, base_label
+from lstmparse.io.ptb import Constituent, PTBTree, base_label
 
 LEAF = "XX"
 

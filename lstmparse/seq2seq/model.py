@@ -39,14 +39,14 @@ from dataclasses import dataclass
 import dynet as dy
 import numpy as np
 
+from lstmparse.core.model_io import assign_values, builder_parameters, load_model, model_contents, save_model
+from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import ModelError
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
-from lstmparse.model_io import assign_values, builder_parameters, load_model, model_contents, save_model
 from lstmparse.seq2seq.decoding import Seq2SeqDecoding
 from lstmparse.seq2seq.linearization import LEAF
 from lstmparse.seq2seq.options import Seq2SeqDimensions
-from lstmparse.vocab import Vocabulary
 
 ARCH = "seq2seq"
 END = "</s>"  # ends every target sequence and starts the decoder

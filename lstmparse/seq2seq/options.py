@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
+from lstmparse.core.options import RunOptions, common_values, given_fields
 from lstmparse.layers import CHAR_LSTM_SIZE, char_vector_width
-from lstmparse.options import RunOptions, common_values, given_fields
 
 
 @dataclass

@@ -11,10 +11,10 @@ from __future__ import annotations
 import collections
 from collections.abc import Callable, Iterator
 
-from lstmparse.document import sentence_json
 from lstmparse.errors import ModelError
-from lstmparse.formats import RAW_FORMATS, Sentence, read_sentences
-from lstmparse.ptb import PTBTree, iter_ptb, unescape_word
+from lstmparse.io.document import sentence_json
+from lstmparse.io.formats import RAW_FORMATS, Sentence, read_sentences
+from lstmparse.io.ptb import PTBTree, iter_ptb, unescape_word
 from lstmparse.seq2seq.api import ParsedTree
 from lstmparse.tokenizer.api import Tokenizer
 

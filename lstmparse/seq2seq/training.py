@@ -25,15 +25,8 @@ from typing import TextIO
 
 import numpy as np
 
-from lstmparse.batching import length_batches
-from lstmparse.errors import ConfigurationError
-from lstmparse.evalb import BracketScores, score_bracketings
-from lstmparse.layers.embeddings import read_word2vec
-from lstmparse.ptb import PTBTree, read_ptb
-from lstmparse.seq2seq.linearization import delinearize, linearize
-from lstmparse.seq2seq.model import END, Seq2SeqParser
-from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
-from lstmparse.training import (
+from lstmparse.core.batching import length_batches
+from lstmparse.core.training import (
     TrainingHooks,
     adam_trainer,
     epoch_entry,
@@ -42,7 +35,14 @@ from lstmparse.training import (
     seed_epoch,
     train_epochs,
 )
-from lstmparse.vocab import Vocabulary
+from lstmparse.core.vocab import Vocabulary
+from lstmparse.errors import ConfigurationError
+from lstmparse.io.ptb import PTBTree, read_ptb
+from lstmparse.layers.embeddings import read_word2vec
+from lstmparse.scoring.evalb import BracketScores, score_bracketings
+from lstmparse.seq2seq.linearization import delinearize, linearize
+from lstmparse.seq2seq.model import END, Seq2SeqParser
+from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
 
 
 def build_parser(trees: Sequence[PTBTree], dims: Seq2SeqDimensions, pretrained: str | None) -> Seq2SeqParser:

@@ -17,12 +17,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lstmparse.batching import SENTENCE_WINDOW, batches, windows
-from lstmparse.ensembles import STACKLSTM_ENSEMBLE
+from lstmparse.core.batching import SENTENCE_WINDOW, batches, windows
+from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE
+from lstmparse.core.model_io import DEFAULT_MODEL, TAG_FREE_MODEL, model_arch
 from lstmparse.errors import InputError, ModelError
-from lstmparse.formats import Sentence, read_sentences
-from lstmparse.inputs import checked_sentences
-from lstmparse.model_io import DEFAULT_MODEL, TAG_FREE_MODEL, model_arch
+from lstmparse.io.formats import Sentence, read_sentences
+from lstmparse.io.inputs import checked_sentences
 from lstmparse.stacklstm.model import StackLSTMParser
 
 if TYPE_CHECKING:

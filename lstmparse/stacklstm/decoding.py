@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lstmparse.formats import Token
+from lstmparse.io.formats import Token
 from lstmparse.stacklstm.lockstep import LockstepConfiguration, LockstepGraph, legal_log_softmax
 from lstmparse.stacklstm.model import StackLSTMParser
 

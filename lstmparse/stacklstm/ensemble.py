@@ -21,9 +21,9 @@ from pathlib import Path
 import dynet as dy
 import numpy as np
 
-from lstmparse.ensembles import member_directories, mixture_log_probs
+from lstmparse.core.ensembles import member_directories, mixture_log_probs
 from lstmparse.errors import ModelError
-from lstmparse.formats import Token
+from lstmparse.io.formats import Token
 from lstmparse.stacklstm.decoding import BatchDecoder
 from lstmparse.stacklstm.lockstep import LockstepConfiguration, LockstepGraph, legal_log_softmax
 from lstmparse.stacklstm.model import StackLSTMParser

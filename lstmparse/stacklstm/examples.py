@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lstmparse.errors import InputError
-from lstmparse.formats import Sentence
+from lstmparse.io.formats import Sentence
+from lstmparse.io.tree import tree_problem
 from lstmparse.stacklstm.pseudo_projective import projectivize
 from lstmparse.stacklstm.systems import GoldTree, TransitionSystem
-from lstmparse.tree import tree_problem
 
 
 def root_label_of(sentences: Sequence[Sentence]) -> str:

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 import dynet as dy
 import numpy as np
 
-from lstmparse.formats import Token
+from lstmparse.io.formats import Token
 from lstmparse.layers.stack_lstm import StackLSTM
 from lstmparse.stacklstm.model import NeuralConfiguration, StackLSTMParser
 from lstmparse.stacklstm.systems import Configuration

@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING
 import dynet as dy
 import numpy as np
 
+from lstmparse.core.model_io import assign_values, effective_values, load_directory, model_contents, save_model
+from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import ModelError
-from lstmparse.formats import Token
+from lstmparse.io.formats import Token
 from lstmparse.layers.stack_lstm import StackLSTM
-from lstmparse.model_io import assign_values, effective_values, load_directory, model_contents, save_model
 from lstmparse.stacklstm.options import StackLSTMDimensions
 from lstmparse.stacklstm.oracles import Oracle
 from lstmparse.stacklstm.pseudo_projective import deprojectivize
 from lstmparse.stacklstm.systems import Configuration, TransitionSystem, make_system
 from lstmparse.stacklstm.tokens import TokenEncoder
-from lstmparse.vocab import Vocabulary
 
 if TYPE_CHECKING:
     from lstmparse.stacklstm.examples import Example
@@ -224,7 +224,7 @@ class StackLSTMParser:
         return deprojectivize(heads, labels) if self.pseudo_projective else (heads, labels)
 
     def save(self, directory: str, training: dict | None = None) -> None:
-        """Write the model directory atomically (see :mod:`lstmparse.model_io`)."""
+        """Write the model directory atomically (see :mod:`lstmparse.core.model_io`)."""
         vocab = {name: v.to_json() for name, v in self.vocabs.items()}
         save_model(
             directory,

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from lstmparse.core.options import RunOptions, common_values, given_fields
 from lstmparse.layers import CHAR_LSTM_SIZE
-from lstmparse.options import RunOptions, common_values, given_fields
 
 FEATURES = ("words", "pretrained", "pos", "feats", "chars")
 DEFAULT_FEATURES = ("words", "pos", "chars")

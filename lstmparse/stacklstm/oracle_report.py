@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lstmparse.formats import read_treebank
+from lstmparse.io.formats import read_treebank
+from lstmparse.io.tree import is_projective, tree_problem
 from lstmparse.stacklstm.examples import root_label_of, training_trees
 from lstmparse.stacklstm.pseudo_projective import deprojectivize
 from lstmparse.stacklstm.systems import make_system
 from lstmparse.stacklstm.systems.base import SWAP
-from lstmparse.tree import is_projective, tree_problem
 
 
 @dataclass

@@ -8,7 +8,7 @@ by importing it.
 
 Ctrl-C belongs to the parent alone, and any way out other than the end of the
 input (an interrupt, an error, the caller dropping the results) terminates the
-workers at once (:mod:`lstmparse.processes`).
+workers at once (:mod:`lstmparse.core.processes`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from lstmparse import backend
+from lstmparse.core import backend
+from lstmparse.core.processes import loaded, stop_now, submit, worker_pool
 from lstmparse.errors import InputError, ModelError
-from lstmparse.formats import Sentence
-from lstmparse.processes import loaded, stop_now, submit, worker_pool
+from lstmparse.io.formats import Sentence
 
 PARSER_LOADER = "lstmparse.stacklstm.api:Parser.load"  # the parser alone: the parent tokenizes and tags
 CHUNK = 256  # sentences sent to a worker at a time (it batches them by length)
@@ -44,7 +44,7 @@ def parse_in_processes(
     :class:`InputError` is raised here, as without workers.  A worker that dies
     (killed, out of memory) is a :class:`ModelError` naming the model.
     """
-    from lstmparse.batching import windows  # DyNet is configured by now (the caller loaded its model)
+    from lstmparse.core.batching import windows  # DyNet is configured by now (the caller loaded its model)
 
     executor = worker_pool(jobs, loaded, (model_path, memory_mb, PARSER_LOADER))
     try:

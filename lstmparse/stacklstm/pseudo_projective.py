@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 
-from lstmparse.tree import children as dependents_of
+from lstmparse.io.tree import children as dependents_of
 
 SEPARATOR = "||"
 PATH_MARK = "^"

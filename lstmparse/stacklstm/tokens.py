@@ -27,13 +27,13 @@ from collections.abc import Sequence
 import dynet as dy
 import numpy as np
 
-from lstmparse.formats import Token
+from lstmparse.core.model_io import birnn_parameters
+from lstmparse.core.vocab import Vocabulary
+from lstmparse.io.formats import Token
 from lstmparse.layers.birnn import transduce_sentences
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
-from lstmparse.model_io import birnn_parameters
 from lstmparse.stacklstm.options import FEATURES, StackLSTMDimensions
-from lstmparse.vocab import Vocabulary
 
 NO_FEATURE = "<none>"
 

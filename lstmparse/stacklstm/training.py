@@ -26,19 +26,8 @@ from typing import TextIO
 
 import dynet as dy
 
-from lstmparse.errors import ConfigurationError, InputError
-from lstmparse.evaluation import Scores, score_trees
-from lstmparse.formats import Sentence, read_treebank
-from lstmparse.layers.embeddings import read_word2vec
-from lstmparse.model_io import load_directory
-from lstmparse.stacklstm.batch_loss import lockstep_loss
-from lstmparse.stacklstm.examples import Example, oracle_examples, root_label_of, sentence_rng, training_trees
-from lstmparse.stacklstm.model import StackLSTMParser, revision_1_changes
-from lstmparse.stacklstm.options import StackLSTMOptions
-from lstmparse.stacklstm.oracles import Exploration, Oracle, make_oracle
-from lstmparse.stacklstm.systems import SYSTEMS, TransitionSystem, make_system
-from lstmparse.stacklstm.tokens import NO_FEATURE, split_feats
-from lstmparse.training import (
+from lstmparse.core.model_io import load_directory
+from lstmparse.core.training import (
     TrainingHooks,
     Updates,
     epoch_entry,
@@ -49,7 +38,18 @@ from lstmparse.training import (
     summed,
     train_epochs,
 )
-from lstmparse.vocab import Vocabulary
+from lstmparse.core.vocab import Vocabulary
+from lstmparse.errors import ConfigurationError, InputError
+from lstmparse.io.formats import Sentence, read_treebank
+from lstmparse.layers.embeddings import read_word2vec
+from lstmparse.scoring.evaluation import Scores, score_trees
+from lstmparse.stacklstm.batch_loss import lockstep_loss
+from lstmparse.stacklstm.examples import Example, oracle_examples, root_label_of, sentence_rng, training_trees
+from lstmparse.stacklstm.model import StackLSTMParser, revision_1_changes
+from lstmparse.stacklstm.options import StackLSTMOptions
+from lstmparse.stacklstm.oracles import Exploration, Oracle, make_oracle
+from lstmparse.stacklstm.systems import SYSTEMS, TransitionSystem, make_system
+from lstmparse.stacklstm.tokens import NO_FEATURE, split_feats
 
 CHECKPOINT = "checkpoint"
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from lstmparse.batching import SENTENCE_WINDOW, windows
+from lstmparse.core.batching import SENTENCE_WINDOW, windows
 from lstmparse.errors import ModelError
-from lstmparse.formats import Sentence
-from lstmparse.inputs import checked_sentences
+from lstmparse.io.formats import Sentence
+from lstmparse.io.inputs import checked_sentences
 from lstmparse.tagger.model import Tagger, tag_all
 
 

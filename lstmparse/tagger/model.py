@@ -15,14 +15,14 @@ from collections.abc import Sequence
 import dynet as dy
 import numpy as np
 
-from lstmparse.formats import Sentence
+from lstmparse.core.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
+from lstmparse.core.vocab import Vocabulary
+from lstmparse.io.formats import Sentence
 from lstmparse.layers import transduce
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
-from lstmparse.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
 from lstmparse.tagger.lemmas import LemmaLookup, first_applicable, lemma_rule, training_rules
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
-from lstmparse.vocab import Vocabulary
 
 ARCH = "tagger"
 LEMMA_LOOKUP = "lemma_lookup"  # the vocabulary file's entry for the (form, UPOS) -> lemma table

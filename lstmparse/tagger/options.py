@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from lstmparse.core.options import RunOptions, common_values, given_fields
 from lstmparse.layers import CHAR_LSTM_SIZE
-from lstmparse.options import RunOptions, common_values, given_fields
 
 COLUMNS = ("upos", "xpos", "feats")  # the tag columns the tagger predicts, in CoNLL-U order
 LEMMA = "lemma"  # predicted too when the training data has lemmas (as edit scripts: tagger/lemmas.py)

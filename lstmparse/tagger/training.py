@@ -16,13 +16,8 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
-from lstmparse.batching import length_batches
-from lstmparse.errors import InputError
-from lstmparse.formats import Sentence, read_sentences
-from lstmparse.layers.embeddings import read_word2vec
-from lstmparse.tagger.model import Tagger, tag_all
-from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerOptions
-from lstmparse.training import (
+from lstmparse.core.batching import length_batches
+from lstmparse.core.training import (
     TrainingHooks,
     adam_trainer,
     epoch_entry,
@@ -31,7 +26,12 @@ from lstmparse.training import (
     seed_epoch,
     train_epochs,
 )
-from lstmparse.vocab import Vocabulary
+from lstmparse.core.vocab import Vocabulary
+from lstmparse.errors import InputError
+from lstmparse.io.formats import Sentence, read_sentences
+from lstmparse.layers.embeddings import read_word2vec
+from lstmparse.tagger.model import Tagger, tag_all
+from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerOptions
 
 
 def _words(batch: list[Sentence]) -> int:

@@ -18,10 +18,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from lstmparse.batching import windows
+from lstmparse.core.batching import windows
 from lstmparse.errors import ModelError
-from lstmparse.formats import N_COLUMNS, Sentence, Token, numbered_lines, open_input
-from lstmparse.inputs import checked_text
+from lstmparse.io.formats import N_COLUMNS, Sentence, Token, numbered_lines, open_input
+from lstmparse.io.inputs import checked_text
 from lstmparse.tokenizer.model import CharacterLabeller
 from lstmparse.tokenizer.segmentation import Span, label_paragraphs, segment
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from lstmparse.formats import Sentence
+from lstmparse.io.formats import Sentence
 
 # Character labels: what ends at this character.
 INSIDE, TOKEN, MULTIWORD, TOKEN_SENTENCE, MULTIWORD_SENTENCE = range(5)

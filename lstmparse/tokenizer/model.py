@@ -18,14 +18,14 @@ from collections.abc import Sequence
 import dynet as dy
 import numpy as np
 
+from lstmparse.core.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
+from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import ModelError
 from lstmparse.layers import transduce
 from lstmparse.layers.embeddings import WORD_DROPOUT
-from lstmparse.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
 from lstmparse.tokenizer.data import LABELS, Paragraph
 from lstmparse.tokenizer.options import TokenizerDimensions
 from lstmparse.tokenizer.words import MultiwordSplitter
-from lstmparse.vocab import Vocabulary
 
 ARCH = "tokenizer"
 PAD = "<pad>"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from lstmparse.options import RunOptions, common_values, given_fields
+from lstmparse.core.options import RunOptions, common_values, given_fields
 
 
 @dataclass

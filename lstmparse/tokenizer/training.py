@@ -19,14 +19,7 @@ from typing import TextIO
 import dynet as dy
 import numpy as np
 
-from lstmparse.errors import InputError
-from lstmparse.formats import read_sentences
-from lstmparse.tokenizer.data import Paragraph, paragraphs, surface_tokens
-from lstmparse.tokenizer.model import CharacterLabeller
-from lstmparse.tokenizer.options import TokenizerOptions
-from lstmparse.tokenizer.segmentation import Span, label_paragraphs, segment, sentences_of
-from lstmparse.tokenizer.words import MultiwordSplitter
-from lstmparse.training import (
+from lstmparse.core.training import (
     TrainingHooks,
     adam_trainer,
     epoch_entry,
@@ -35,6 +28,13 @@ from lstmparse.training import (
     seed_epoch,
     train_epochs,
 )
+from lstmparse.errors import InputError
+from lstmparse.io.formats import read_sentences
+from lstmparse.tokenizer.data import Paragraph, paragraphs, surface_tokens
+from lstmparse.tokenizer.model import CharacterLabeller
+from lstmparse.tokenizer.options import TokenizerOptions
+from lstmparse.tokenizer.segmentation import Span, label_paragraphs, segment, sentences_of
+from lstmparse.tokenizer.words import MultiwordSplitter
 
 
 def _labelled_chars(batch: list) -> int:

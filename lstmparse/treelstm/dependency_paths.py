@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lstmparse.tree import children
+from lstmparse.io.tree import children
 
 LEFT, RIGHT, NX_LEFT, NX_RIGHT = "LEFT", "RIGHT", "NX-LEFT", "NX-RIGHT"
 EDGES = (LEFT, RIGHT, NX_LEFT, NX_RIGHT)

@@ -29,15 +29,16 @@ from dataclasses import dataclass
 import dynet as dy
 import numpy as np
 
-from lstmparse.batching import batches
-from lstmparse.errors import ModelError
-from lstmparse.model_io import (
+from lstmparse.core.batching import batches
+from lstmparse.core.model_io import (
     assign_values,
     builder_parameters,
     load_directory,
     model_contents,
     save_model,
 )
+from lstmparse.core.vocab import Vocabulary
+from lstmparse.errors import ModelError
 from lstmparse.treelstm.dependency_paths import (
     EDGES,
     LEFT,
@@ -49,7 +50,6 @@ from lstmparse.treelstm.dependency_paths import (
     generation_order,
 )
 from lstmparse.treelstm.options import TreeLSTMDimensions
-from lstmparse.vocab import Vocabulary
 
 ARCHS = ("treelstm", "ldtreelstm")
 OBJECTIVES = ("nll", "nce")

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from lstmparse.errors import InputError
-from lstmparse.formats import Sentence, read_sentences
-from lstmparse.tree import tree_problem
+from lstmparse.io.formats import Sentence, read_sentences
+from lstmparse.io.tree import tree_problem
 from lstmparse.treelstm.model import TreeLSTM
 
 WEIGHT_GRID = tuple(np.round(np.concatenate([np.arange(0, 0.1, 0.005), np.arange(0.1, 1.0001, 0.05)]), 3))

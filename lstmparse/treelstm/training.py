@@ -18,9 +18,7 @@ from typing import TextIO
 
 import dynet as dy
 
-from lstmparse.errors import InputError
-from lstmparse.formats import Sentence, read_treebank
-from lstmparse.training import (
+from lstmparse.core.training import (
     TrainingHooks,
     Updates,
     epoch_entry,
@@ -30,10 +28,12 @@ from lstmparse.training import (
     summed,
     train_epochs,
 )
-from lstmparse.tree import tree_problem
+from lstmparse.core.vocab import UNK, Vocabulary
+from lstmparse.errors import InputError
+from lstmparse.io.formats import Sentence, read_treebank
+from lstmparse.io.tree import tree_problem
 from lstmparse.treelstm.model import ROOT_WORD, TreeLSTM, TreeScore
 from lstmparse.treelstm.options import TreeLSTMOptions
-from lstmparse.vocab import UNK, Vocabulary
 
 MAX_HALVINGS = 8  # stop once the learning rate has been halved this often
 

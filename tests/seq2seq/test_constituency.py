@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from lstmparse.errors import InputError
-from lstmparse.evalb import brackets
-from lstmparse.formats import Sentence
-from lstmparse.ptb import parse_ptb_text, read_ptb
+from lstmparse.io.formats import Sentence
+from lstmparse.io.ptb import parse_ptb_text, read_ptb
+from lstmparse.scoring.evalb import brackets
 from lstmparse.seq2seq.linearization import LEAF
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def extended_model(small_gum, tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def ensemble_model(trained_model: Path, extended_model: Path, tmp_path_factory) -> Path:
     """An ensemble of the paper's model and the extended one (two architectures, one output vocabulary)."""
-    from lstmparse.ensembles import write_ensemble
+    from lstmparse.core.ensembles import write_ensemble
 
     directory = tmp_path_factory.mktemp("s2s_ensemble") / "ensemble"
     write_ensemble([trained_model, extended_model], directory)
@@ -316,7 +316,7 @@ def test_a_model_stored_at_half_precision_parses_alike(trained_model: Path, smal
     import shutil
 
     import lstmparse as api
-    from lstmparse.model_io import store_half_precision
+    from lstmparse.core.model_io import store_half_precision
 
     halved = tmp_path / "half"
     shutil.copytree(trained_model, halved)

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lstmparse.errors import InputError
-from lstmparse.evalb import brackets, evaluate_ptb_files, score_bracketings
-from lstmparse.ptb import Constituent, PTBTree, base_label, parse_ptb_text, read_ptb, to_bracketed
+from lstmparse.io.ptb import Constituent, PTBTree, base_label, parse_ptb_text, read_ptb, to_bracketed
+from lstmparse.scoring.evalb import brackets, evaluate_ptb_files, score_bracketings
 from lstmparse.seq2seq.linearization import LEAF, Prefix, delinearize, is_well_formed, linearize, repair
 
 

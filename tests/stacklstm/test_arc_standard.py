@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from lstmparse.formats import read_treebank
+from lstmparse.io.formats import read_treebank
+from lstmparse.io.tree import is_projective, non_projective_arcs, tree_problem
 from lstmparse.stacklstm.systems import make_system
 from lstmparse.stacklstm.systems.base import LEFT, RIGHT, SHIFT
-from lstmparse.tree import is_projective, non_projective_arcs, tree_problem
 
 
 @pytest.mark.slow

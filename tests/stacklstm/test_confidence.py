@@ -12,7 +12,7 @@ import pytest
 from conftest import HU, ROOT, first_sentences
 from test_every_path import SYSTEMS, untrained_parser
 
-from lstmparse.formats import read_treebank, sentences_from_text
+from lstmparse.io.formats import read_treebank, sentences_from_text
 from lstmparse.stacklstm.api import Parser, kbest_confidence
 from lstmparse.stacklstm.decoding import BatchDecoder, DecodedTree
 from lstmparse.stacklstm.lockstep import LockstepGraph

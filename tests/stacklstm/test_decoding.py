@@ -8,11 +8,11 @@ import sys
 import pytest
 from conftest import first_sentences
 
-from lstmparse.formats import read_sentences, read_treebank
-from lstmparse.model_io import TAG_FREE_MODEL
+from lstmparse.core.model_io import TAG_FREE_MODEL
+from lstmparse.io.formats import read_sentences, read_treebank
+from lstmparse.io.tree import tree_problem
 from lstmparse.stacklstm.api import Parser
 from lstmparse.stacklstm.systems import make_system
-from lstmparse.tree import tree_problem
 
 
 @pytest.fixture(scope="module")

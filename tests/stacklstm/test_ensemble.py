@@ -15,7 +15,7 @@ from conftest import ROOT, run_cli
 from test_every_path import SYSTEMS, untrained_parser
 
 from lstmparse.errors import ModelError
-from lstmparse.formats import read_treebank
+from lstmparse.io.formats import read_treebank
 from lstmparse.stacklstm.api import Parser
 from lstmparse.stacklstm.decoding import BatchDecoder
 from lstmparse.stacklstm.ensemble import EnsembleDecoder, StackLSTMEnsemble

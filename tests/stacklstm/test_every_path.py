@@ -30,7 +30,7 @@ import dynet as dy
 import numpy as np
 import pytest
 
-from lstmparse.formats import read_treebank
+from lstmparse.io.formats import read_treebank
 from lstmparse.stacklstm.api import Parser
 from lstmparse.stacklstm.lockstep import LockstepGraph, vector_value
 from lstmparse.stacklstm.model import StackLSTMParser

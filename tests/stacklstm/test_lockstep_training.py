@@ -19,7 +19,7 @@ import pytest
 from conftest import HU, first_sentences
 from test_every_path import FEATURE_SETS, SYSTEMS, untrained_parser
 
-from lstmparse.formats import read_treebank
+from lstmparse.io.formats import read_treebank
 from lstmparse.stacklstm.batch_loss import lockstep_loss
 from lstmparse.stacklstm.examples import oracle_examples, sentence_rng, training_trees
 from lstmparse.stacklstm.lockstep import LockstepGraph, vector_value

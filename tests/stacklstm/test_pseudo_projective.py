@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lstmparse.formats import read_treebank
+from lstmparse.io.formats import read_treebank
+from lstmparse.io.tree import is_projective
 from lstmparse.stacklstm.pseudo_projective import SEPARATOR, deprojectivize, projectivize
-from lstmparse.tree import is_projective
 
 
 def test_a_lift_is_encoded_and_undone():

@@ -8,12 +8,12 @@ import random
 import numpy as np
 import pytest
 
-from lstmparse.formats import read_treebank
+from lstmparse.io.formats import read_treebank
+from lstmparse.io.tree import tree_problem
 from lstmparse.stacklstm.model import StackLSTMParser
 from lstmparse.stacklstm.options import StackLSTMOptions
 from lstmparse.stacklstm.oracles import sample
 from lstmparse.stacklstm.training import train
-from lstmparse.tree import tree_problem
 
 
 @pytest.fixture(scope="module")

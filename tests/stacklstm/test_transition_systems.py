@@ -8,10 +8,10 @@ from functools import cache
 
 import pytest
 
-from lstmparse.formats import read_treebank
+from lstmparse.io.formats import read_treebank
+from lstmparse.io.tree import is_projective, tree_problem
 from lstmparse.stacklstm.systems import SYSTEMS, make_system
 from lstmparse.stacklstm.systems.base import NOWHERE, ON_BUFFER, ON_STACK, SWAP
-from lstmparse.tree import is_projective, tree_problem
 
 
 @pytest.fixture(scope="module")

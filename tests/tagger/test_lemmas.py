@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from lstmparse.formats import read_sentences
+from lstmparse.io.formats import read_sentences
 from lstmparse.tagger.lemmas import LemmaLookup, apply_rule, first_applicable, lemma_rule, training_rules
 
 PAIRS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lstmparse.formats import read_sentences
+from lstmparse.io.formats import read_sentences
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lstmparse.conll18 import evaluate_conll18
-from lstmparse.formats import read_sentences
+from lstmparse.io.formats import read_sentences
+from lstmparse.scoring.conll18 import evaluate_conll18
 from lstmparse.tokenizer.data import INSIDE, MULTIWORD, TOKEN, TOKEN_SENTENCE, paragraphs, surface_tokens
 from lstmparse.tokenizer.segmentation import best_labels, sentences_of
 from lstmparse.tokenizer.words import MultiwordSplitter

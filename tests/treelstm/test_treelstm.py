@@ -12,15 +12,15 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
+from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import InputError
-from lstmparse.formats import read_sentences
-from lstmparse.tree import tree_problem
+from lstmparse.io.formats import read_sentences
+from lstmparse.io.tree import tree_problem
 from lstmparse.treelstm.dependency_paths import LEFT, NX_LEFT, NX_RIGHT, RIGHT, Step, dependency_path, generation_order
 from lstmparse.treelstm.model import ROOT_WORD, TreeLSTM, grow_decisions
 from lstmparse.treelstm.options import TreeLSTMDimensions, TreeLSTMOptions
 from lstmparse.treelstm.rerank import KBestCandidate, read_kbest, tune
 from lstmparse.treelstm.training import read_trees, train_treelstm
-from lstmparse.vocab import Vocabulary
 
 # A head with two left dependents (one of them with its own left dependents) and
 # three right dependents, so that all four edge types occur.

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from lstmparse.io.tree import children
 from lstmparse.stacklstm.systems.arc_standard import ArcStandard
 from lstmparse.stacklstm.systems.base import LEFT, RIGHT, ROOT, SHIFT, SWAP, Configuration, GoldTree
-from lstmparse.tree import children
 
 
 class SwapGoldTree(GoldTree):

@@ -25,15 +25,16 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from lstmparse import __version__, backend
-from lstmparse.catalog import model_info, resolve_model
-from lstmparse.document import sentences_text
+from lstmparse import __version__
+from lstmparse.app.catalog import model_info, resolve_model
+from lstmparse.core import backend
+from lstmparse.core.model_io import CONSTITUENCY_ARCHS, model_arch
+from lstmparse.core.processes import loaded, submit, worker_pool
 from lstmparse.errors import InputError, ModelError
-from lstmparse.formats import Sentence, sentences_from_text
-from lstmparse.model_io import CONSTITUENCY_ARCHS, model_arch
+from lstmparse.io.document import sentences_text
+from lstmparse.io.formats import Sentence, sentences_from_text
 from lstmparse.pipeline.manifest import ARCH as PIPELINE_ARCH
 from lstmparse.pipeline.manifest import default_tokenizer, part_directories
-from lstmparse.processes import loaded, submit, worker_pool
 
 STAGES = ("tokenizer", "tagger", "parser")  # UDPipe's names for tokenize, tag, parse
 INPUTS = {"conllu": "conllu", "horizontal": "text", "vertical": "vertical"}
@@ -299,8 +300,8 @@ async def _parameters(request) -> dict[str, str]:
 
 def _drawings(sentences: list[Sentence], conllu: str, constituency: bool) -> str:
     """The drawn trees, and the CoNLL-U beside them."""
-    from lstmparse.ptb import parse_ptb_text
-    from lstmparse.render import caption_of, constituency_svg, dependency_svg
+    from lstmparse.io.ptb import parse_ptb_text
+    from lstmparse.io.render import caption_of, constituency_svg, dependency_svg
 
     parts = []
     for number, sentence in enumerate(sentences, start=1):
@@ -314,7 +315,7 @@ def _drawings(sentences: list[Sentence], conllu: str, constituency: bool) -> str
 
 
 def _page_html(models: list[ServedModel], chosen: str, text: str, drawn: str, error: str) -> str:
-    from lstmparse.render import STYLE
+    from lstmparse.io.render import STYLE
 
     options = "".join(
         f'<option value="{escape(m.name)}"{" selected" if m.name == chosen else ""}>{escape(m.name)}</option>'

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lstmparse.errors import InputError
-from lstmparse.formats import Sentence, read_treebank
-from lstmparse.tree import non_projective_arcs, tree_problem
+from lstmparse.io.formats import Sentence, read_treebank
+from lstmparse.io.tree import non_projective_arcs, tree_problem
 
 # The content relations of the CoNLL 2018 scorer (conll18_ud_eval.py).
 CONTENT_DEPRELS = frozenset(

@@ -24,7 +24,7 @@ import click
 import dynet as dy
 import numpy as np
 
-from lstmparse.options import RunOptions
+from lstmparse.core.options import RunOptions
 
 T = TypeVar("T")
 EPOCHS_DIRECTORY = "epochs"  # under the model directory: each epoch's model, with --keep-epochs
@@ -91,7 +91,7 @@ def train_epochs(
     resumed run's best so far).  The model is saved whenever an epoch beats it, so
     ``model_dir`` always holds the best model; with ``options.keep_epochs`` every
     epoch's model is also kept, in ``model_dir/epochs/N``, for checkpoint averaging
-    (:func:`lstmparse.model_io.average_directories`).  ``started``: when the run
+    (:func:`lstmparse.core.model_io.average_directories`).  ``started``: when the run
     began, data reading included, for the time budget.
     """
     model_dir, max_minutes = options.model_dir, options.max_minutes

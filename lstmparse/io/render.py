@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from lstmparse.document import Sentence, multiword_tokens
-from lstmparse.ptb import Constituent, PTBTree
+from lstmparse.io.document import Sentence, multiword_tokens
+from lstmparse.io.ptb import Constituent, PTBTree
 
 CHAR_WIDTH = 7.5  # px per character of the 13 px sans-serif text, a little generous
 WORD_GAP = 18

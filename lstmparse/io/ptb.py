@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lstmparse.errors import InputError
-from lstmparse.formats import numbered_lines, open_input
+from lstmparse.io.formats import numbered_lines, open_input
 
 WRAPPERS = {"", "ROOT", "TOP", "VROOT"}
 EMPTY_ELEMENT = "-NONE-"

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
-from lstmparse import backend
-from lstmparse.families import resolve
+from lstmparse.core import backend
+from lstmparse.core.families import resolve
 
 _models: dict[tuple, object] = {}  # the models this process has loaded
 
@@ -64,7 +64,7 @@ def loaded(model: str | None, memory_mb: int, loader: str):
     loaded once per process.
 
     The first call configures DyNet for this process; the loader's module, and DyNet
-    with it, is imported only then (:func:`lstmparse.families.resolve`).
+    with it, is imported only then (:func:`lstmparse.core.families.resolve`).
     """
     key = (loader, model, memory_mb)
     if key not in _models:

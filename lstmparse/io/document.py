@@ -1,6 +1,6 @@
 """The document view of parsed sentences: words with their head as a word, children, offsets and JSON.
 
-:class:`~lstmparse.formats.Sentence` keeps the input's lines so that CoNLL-U output is
+:class:`~lstmparse.io.formats.Sentence` keeps the input's lines so that CoNLL-U output is
 lossless; the classes here are views over it, built on demand, for users who want
 to walk a tree (``word.head``, ``word.children``), read a sentence's ``text`` and
 ``sent_id``, or hand the result to other programs as JSON (``to_dict``).  JSON
@@ -20,7 +20,7 @@ RANGE_ID = re.compile(r"^(\d+)-(\d+)$")
 
 
 class Token(Protocol):
-    """What a view reads of a word's record (:class:`lstmparse.formats.Token`)."""
+    """What a view reads of a word's record (:class:`lstmparse.io.formats.Token`)."""
 
     id: int
     form: str
@@ -35,7 +35,7 @@ class Token(Protocol):
 
 
 class Sentence(Protocol):
-    """What a view reads of a sentence (:class:`lstmparse.formats.Sentence`, which imports this module)."""
+    """What a view reads of a sentence (:class:`lstmparse.io.formats.Sentence`, which imports this module)."""
 
     tokens: list[Token]
     lines: list[str]

@@ -26,13 +26,13 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
-from lstmparse import backend
-from lstmparse.document import sentences_text
+from lstmparse.core import backend
+from lstmparse.core.model_io import DEFAULT_MODEL
+from lstmparse.core.processes import loaded
 from lstmparse.errors import ConfigurationError, InputError
-from lstmparse.formats import RAW_FORMATS
-from lstmparse.model_io import DEFAULT_MODEL
+from lstmparse.io.document import sentences_text
+from lstmparse.io.formats import RAW_FORMATS
 from lstmparse.pipeline.manifest import default_tokenizer
-from lstmparse.processes import loaded
 
 ATTEMPTS = 3  # a shard whose worker died this often is reported as failed
 _one_graph_at_a_time = threading.Lock()  # DyNet has one computation graph per process; Dask may use threads
@@ -108,7 +108,7 @@ def parse_shard(job: ShardJob) -> ShardResult:
 
 def _parse_shard(job: ShardJob) -> ShardResult:
     parser = _model_of(job)
-    from lstmparse.outputs import open_output
+    from lstmparse.io.outputs import open_output
 
     start, count = time.time(), 0
     try:
@@ -160,7 +160,7 @@ def run_local(jobs: list[ShardJob], workers: int, report: Callable[[ShardResult]
     A worker that dies breaks the whole pool (``BrokenProcessPool``): the shards it
     had not finished go to a fresh pool, up to ``ATTEMPTS`` times each.
     """
-    from lstmparse.processes import stop_now, submit, worker_pool
+    from lstmparse.core.processes import stop_now, submit, worker_pool
 
     attempts = dict.fromkeys(jobs, 0)
     pending = list(jobs)

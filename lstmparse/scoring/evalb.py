@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lstmparse.errors import InputError
-from lstmparse.ptb import Constituent, PTBTree, read_ptb
+from lstmparse.io.ptb import Constituent, PTBTree, read_ptb
 
 PUNCTUATION_TAGS = frozenset({",", ":", "``", "''", "."})
 DELETED_LABELS = frozenset({"TOP", "ROOT", "-NONE-"}) | PUNCTUATION_TAGS

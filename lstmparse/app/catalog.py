@@ -14,11 +14,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from lstmparse.ensembles import ARCHS as ENSEMBLE_ARCHS
-from lstmparse.ensembles import member_directories
+from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
+from lstmparse.core.ensembles import member_directories
+from lstmparse.core.families import BY_ARCH
+from lstmparse.core.model_io import CONFIG, model_arch, model_search_path
 from lstmparse.errors import ModelError
-from lstmparse.families import BY_ARCH
-from lstmparse.model_io import CONFIG, model_arch, model_search_path
 from lstmparse.pipeline.manifest import ARCH as PIPELINE_ARCH
 from lstmparse.pipeline.manifest import part_directories
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from lstmparse.core.model_io import CONFIG, atomic_write, load_directory, model_arch
 from lstmparse.errors import ModelError
-from lstmparse.model_io import CONFIG, atomic_write, load_directory, model_arch
 
 ENSEMBLE_OF = {"seq2seq": "seq2seq_ensemble", "stacklstm": "stacklstm_ensemble"}  # member arch -> ensemble arch
 ARCHS = tuple(ENSEMBLE_OF.values())

@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lstmparse import families
+from lstmparse.core import families
 from lstmparse.errors import ConfigurationError, ModelError
-from lstmparse.outputs import file_mode
+from lstmparse.io.outputs import file_mode
 
 if TYPE_CHECKING:
     import dynet as dy
@@ -46,7 +46,7 @@ def model_search_path() -> list[Path]:
     (see setup.py); an editable install or a checkout reads them in place.
     """
     user = [Path(entry) for entry in os.environ.get("LSTMPARSE_MODELS", "").split(os.pathsep) if entry]
-    checkout = Path(__file__).resolve().parent.parent / "models"
+    checkout = Path(__file__).resolve().parents[2] / "models"
     return [*user, checkout, Path(sys.prefix) / "share" / "lstmparse" / "models"]
 
 

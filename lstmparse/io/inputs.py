@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
-from lstmparse.formats import Sentence
+from lstmparse.io.formats import Sentence
 
 
 def as_sentence(sentence: Sentence | Sequence[str], number: int = 0) -> Sentence:

@@ -9,7 +9,7 @@ measure is an F1: correct / gold words and correct / system words.  UPOS, XPOS,
 UFeats and AllTags count aligned words whose tags match; UAS and LAS count aligned
 words whose heads are aligned to each other (and whose universal relations match);
 CLAS only words with content relations.  On gold tokenization every measure
-equals the accuracy that :mod:`lstmparse.evaluation` reports.
+equals the accuracy that :mod:`lstmparse.scoring.evaluation` reports.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lstmparse.errors import InputError
-from lstmparse.evaluation import CONTENT_DEPRELS, universal
-from lstmparse.formats import Sentence, read_sentences
+from lstmparse.io.formats import Sentence, read_sentences
+from lstmparse.scoring.evaluation import CONTENT_DEPRELS, universal
 
 MEASURES = (
     *("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas"),

@@ -18,8 +18,8 @@ from typing import BinaryIO
 
 from conllu.parser import DEFAULT_FIELDS, ParseException, parse_line
 
-from lstmparse.document import Word, comments, sentence_dict, sentence_text
 from lstmparse.errors import InputError
+from lstmparse.io.document import Word, comments, sentence_dict, sentence_text
 
 FORMATS = ("conllu", "conllx", "text", "vertical")
 RAW_FORMATS = ("raw", "presegmented")  # text a tokenizer reads: paragraphs, or one sentence per line
@@ -66,7 +66,7 @@ class Sentence:
 
     @property
     def words(self) -> list[Word]:
-        """The words as :class:`~lstmparse.document.Word` views: head as a word, children, offsets, multi-word token."""
+        """The words as :class:`~lstmparse.io.document.Word` views: head, children, offsets, multi-word token."""
         return [Word(self, index) for index in range(len(self.tokens))]
 
     def __iter__(self) -> Iterator[Word]:
