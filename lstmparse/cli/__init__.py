@@ -15,6 +15,7 @@ from lstmparse.cli.common import GpuRequest
 from lstmparse.cli.corpus import parse_corpus
 from lstmparse.cli.ensemble import ensemble
 from lstmparse.cli.evaluate import evaluate
+from lstmparse.cli.farm import farm
 from lstmparse.cli.models import models
 from lstmparse.cli.parse import parse
 from lstmparse.cli.render import render
@@ -68,6 +69,7 @@ for command in (
     parse,
     parse_corpus,
     evaluate,
+    farm,
     render,
     serve,
     models,

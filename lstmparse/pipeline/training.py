@@ -26,14 +26,19 @@ from lstmparse.core.families import family
 from lstmparse.core.model_io import CONFIG, atomic_write
 from lstmparse.core.options import RunOptions
 from lstmparse.io.formats import read_sentences
+from lstmparse.pipeline.folds import (
+    fold_tagger_directory,
+    jackknife_directory,
+    split_folds,
+    write_fold_training_file,
+    write_sentences,
+)
 from lstmparse.pipeline.manifest import ARCH
 from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.stacklstm.options import StackLSTMOptions
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tagger.options import TaggerOptions
 from lstmparse.tokenizer.options import TokenizerOptions
-
-JACKKNIFE_DIRECTORY = "jackknife"  # under the model directory: the folds' tagged training data
 
 
 def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
@@ -115,7 +120,7 @@ def jackknifed(options: PipelineOptions, log: TextIO) -> tuple[Path, Path | None
     Only the UPOS, XPOS and FEATS columns are replaced (``retag``); trees and
     every other column stay gold.
     """
-    directory = Path(options.model_dir) / JACKKNIFE_DIRECTORY
+    directory = jackknife_directory(options.model_dir)
     directory.mkdir(parents=True, exist_ok=True)
     train_out, dev_out = directory / "train.tagged.conllu", directory / "dev.tagged.conllu"
     if not options.resume:
@@ -123,28 +128,22 @@ def jackknifed(options: PipelineOptions, log: TextIO) -> tuple[Path, Path | None
         train_out.unlink(missing_ok=True)
     if options.dev and not dev_out.exists():
         tagger = POSTagger.load(Path(options.model_dir) / "tagger")
-        _write(dev_out, tagger.tag(read_sentences(options.dev), retag=True))
+        write_sentences(dev_out, tagger.tag(read_sentences(options.dev), retag=True))
     if not train_out.exists():
         sentences = list(read_sentences(options.train))
-        folds = [sentences[k :: options.jackknife] for k in range(options.jackknife)]
+        folds = split_folds(sentences, options.jackknife)
         tagged_folds = []
         for k, fold in enumerate(folds):
-            fold_dir = directory / f"fold-{k + 1}"
-            rest = directory / f"fold-{k + 1}.train.conllu"
-            _write(rest, (s for j, other in enumerate(folds) if j != k for s in other))
+            fold_dir = fold_tagger_directory(options.model_dir, k + 1)
+            rest = write_fold_training_file(options.model_dir, folds, k + 1)
             print(f"jack-knife fold {k + 1} of {options.jackknife}", file=log)
             fold_options = _part_options(TaggerOptions, options, fold_dir, str(rest))
             _train_or_reuse(f"fold {k + 1} tagger", "tagger", fold_options, options.resume, log)
             tagged_folds.append(list(POSTagger.load(fold_dir).tag(fold, retag=True)))
         # back in the training set's order: sentence i is in fold i % k, at place i // k
         ordered = [tagged_folds[i % options.jackknife][i // options.jackknife] for i in range(len(sentences))]
-        _write(train_out, iter(ordered))
+        write_sentences(train_out, iter(ordered))
         for k in range(options.jackknife):  # only the tagged data is needed from now on
-            shutil.rmtree(directory / f"fold-{k + 1}", ignore_errors=True)
+            shutil.rmtree(fold_tagger_directory(options.model_dir, k + 1), ignore_errors=True)
             (directory / f"fold-{k + 1}.train.conllu").unlink(missing_ok=True)
     return train_out, dev_out if options.dev else None
-
-
-def _write(path: Path, sentences) -> None:
-    """Sentences as CoNLL-U, written to a temporary file and renamed."""
-    atomic_write(path, lambda handle: [handle.write(s.to_conllu().encode("utf-8")) for s in sentences])

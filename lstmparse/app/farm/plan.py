@@ -1,0 +1,358 @@
+"""A farm plan: treebanks × settings × seeds, read from TOML and turned into a graph of jobs.
+
+The plan file (schema in the README, section "Training farm")::
+
+    budget_minutes = 10            # each training job's wall-clock budget (train's --max-minutes)
+    seeds = [1]
+
+    [treebanks.ta_ttb]
+    path = "../../../shared/data/ud/ta_ttb"   # a UD folder: train, dev, test files; relative to the plan file
+    train_sentences = 60                       # optional: only the first N sentences of each file
+    dev_sentences = 20
+    test_sentences = 20
+
+    [[settings]]
+    name = "words+pos"             # the results' "setting"
+    arch = "stacklstm"             # stacklstm, tagger, tokenizer, pipeline or udpipe (UDPipe 1, a reference)
+    options = { features = "words,pos", system = "arc-swap" }   # train's options, without the dashes
+    budget_minutes = 5             # overrides the plan's for this setting's jobs
+    evaluate = ["tokens"]          # raw and/or tokens (lstmparse evaluate --from); default by arch
+
+A pipeline setting's jobs are its tagger, tokenizer and fold taggers (trained in
+parallel, into the places the pipeline trainer reuses), then the pipeline run that
+tags the folds and trains the parser, then the evaluation.  ``parts_budget_minutes``
+(``{tagger = 5, tokenizer = 3, folds = 3, parser = 20}``) gives each part its own
+budget.  Nothing here runs anything or imports DyNet: a plan is checked whole before
+the first job starts.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lstmparse.errors import ConfigurationError
+
+ARCHS = ("stacklstm", "tagger", "tokenizer", "pipeline", "udpipe")
+SOURCES = ("raw", "tokens")
+DEFAULT_SOURCES = {
+    "stacklstm": ("tokens",),
+    "tagger": ("tokens",),
+    "tokenizer": ("raw",),
+    "pipeline": ("raw", "tokens"),
+    "udpipe": ("raw", "tokens"),
+}
+RESUMABLE = {"stacklstm", "pipeline"}  # train --resume continues these; others restart with --overwrite
+PIPELINE_PARTS = ("tagger", "tokenizer", "folds", "parser")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
+SPLITS = ("train", "dev", "test")
+
+
+@dataclass(frozen=True)
+class Treebank:
+    """A treebank of the plan: its folder and how many sentences of each file to keep (``None``: all)."""
+
+    name: str
+    path: Path
+    sentences: dict[str, int | None] = field(default_factory=dict)
+
+    def file(self, split: str) -> Path | None:
+        """The folder's ``train``/``dev``/``test`` file: ``SPLIT.conllu``, or as UD names it, ``*-ud-SPLIT.conllu``."""
+        plain = self.path / f"{split}.conllu"
+        if plain.is_file():
+            return plain
+        named = sorted(self.path.glob(f"*-ud-{split}.conllu"))
+        return named[0] if named else None
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One way of training a model: the results' rows are treebank × setting × seed."""
+
+    name: str
+    arch: str
+    options: dict[str, object]
+    budget_minutes: float | None
+    parts_budget_minutes: dict[str, float]
+    evaluate: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A whole plan, checked: every treebank has a train file, every setting a known arch."""
+
+    path: Path
+    treebanks: dict[str, Treebank]
+    settings: list[Setting]
+    seeds: list[int]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One node of the graph: commands run one after another in a process each, after the jobs it needs.
+
+    ``commands`` are argument lists; ``lstmparse`` as the first element means this
+    toolkit's command line (``python -m lstmparse`` on the worker).  ``call`` is a
+    DyNet-free function run in the worker itself (``"module:function"``, arguments).
+    """
+
+    id: str
+    treebank: str
+    setting: str
+    seed: int
+    step: str  # train, tagger, tokenizer, folds, fold-K, pipeline, evaluate, udpipe
+    commands: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    call: tuple[str, tuple] | None = None
+    inputs: tuple[str | None, ...] = ()  # a reference job's train, dev and test files
+    needs: tuple[str, ...] = ()
+    model_dir: str | None = None  # the directory a training command writes (--resume or --overwrite on a rerun)
+    resumable: bool = False
+    budget_minutes: float | None = None
+    trains: bool = True  # counted in the results' training CPU-minutes
+
+    @property
+    def group(self) -> tuple[str, str, int]:
+        return (self.treebank, self.setting, self.seed)
+
+
+def read_plan(path: str | Path) -> Plan:
+    """The plan in a TOML file, checked; a mistake is one line naming the file and the key."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigurationError(f"{path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigurationError(f"{path}: not TOML: {error}") from None
+    return plan_from_dict(data, path)
+
+
+def plan_from_dict(data: dict, path: Path) -> Plan:
+    """A checked :class:`Plan` from the TOML's table (``path``: where relative folders start)."""
+    where = str(path)
+    unknown = set(data) - {"budget_minutes", "seeds", "treebanks", "settings"}
+    if unknown:
+        raise ConfigurationError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    default_budget = _minutes(data.get("budget_minutes"), f"{where}: budget_minutes")
+    seeds = data.get("seeds", [1])
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) for s in seeds):
+        raise ConfigurationError(f"{where}: seeds must be a list of integers, such as [1, 2]")
+    treebanks = {name: _treebank(name, table, path) for name, table in _table(data, "treebanks", where).items()}
+    if not treebanks:
+        raise ConfigurationError(f"{where}: no [treebanks.NAME] table")
+    settings = [_setting(table, default_budget, where) for table in data.get("settings", [])]
+    if not settings:
+        raise ConfigurationError(f"{where}: no [[settings]] table")
+    names = [s.name for s in settings]
+    if len(set(names)) != len(names):
+        raise ConfigurationError(f"{where}: two settings share a name")
+    return Plan(path, treebanks, settings, seeds)
+
+
+def _table(data: dict, key: str, where: str) -> dict:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigurationError(f"{where}: {key} must be a table")
+    return value
+
+
+def _minutes(value, where: str) -> float | None:
+    if value is None:
+        return None
+    if not isinstance(value, int | float) or value <= 0:
+        raise ConfigurationError(f"{where}: must be a positive number of minutes")
+    return float(value)
+
+
+def _treebank(name: str, table: dict, plan_path: Path) -> Treebank:
+    where = f"{plan_path}: treebanks.{name}"
+    if not NAME.fullmatch(name):
+        raise ConfigurationError(f"{where}: a name of letters, digits and _.+- only")
+    unknown = set(table) - {"path"} - {f"{split}_sentences" for split in SPLITS}
+    if unknown or "path" not in table:
+        raise ConfigurationError(f"{where}: needs path (a UD treebank folder); unknown key(s) {sorted(unknown)}")
+    folder = (plan_path.parent / table["path"]).resolve()
+    treebank = Treebank(name, folder, {split: table.get(f"{split}_sentences") for split in SPLITS})
+    if treebank.file("train") is None:
+        raise ConfigurationError(f"{where}: {folder} has no train.conllu (nor *-ud-train.conllu)")
+    return treebank
+
+
+def _setting(table: dict, default_budget: float | None, where: str) -> Setting:
+    name = table.get("name")
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise ConfigurationError(f"{where}: every [[settings]] needs a name of letters, digits and _.+- only")
+    where = f"{where}: setting {name}"
+    unknown = set(table) - {"name", "arch", "options", "budget_minutes", "parts_budget_minutes", "evaluate"}
+    if unknown:
+        raise ConfigurationError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    arch = table.get("arch", "stacklstm")
+    if arch not in ARCHS:
+        raise ConfigurationError(f"{where}: arch {arch!r} is not one of {', '.join(ARCHS)}")
+    options = table.get("options", {})
+    reserved = {"train", "dev", "model_dir", "seed", "max_minutes", "resume", "overwrite", "arch"} & set(options)
+    if reserved:
+        raise ConfigurationError(f"{where}: the farm sets {', '.join(sorted(reserved))} itself")
+    parts = table.get("parts_budget_minutes", {})
+    if set(parts) - set(PIPELINE_PARTS):
+        raise ConfigurationError(f"{where}: parts_budget_minutes takes {', '.join(PIPELINE_PARTS)}")
+    sources = tuple(table.get("evaluate", DEFAULT_SOURCES[arch]))
+    if not set(sources) <= set(SOURCES):
+        raise ConfigurationError(f"{where}: evaluate takes {' and '.join(SOURCES)}")
+    budget = _minutes(table.get("budget_minutes", default_budget), f"{where}: budget_minutes")
+    part_budgets = {part: _minutes(value, f"{where}: parts_budget_minutes.{part}") for part, value in parts.items()}
+    return Setting(name, arch, dict(options), budget, part_budgets, sources)
+
+
+def option_arguments(options: dict[str, object]) -> list[str]:
+    """``{"features": "words,pos", "pseudo_projective": True}`` as ``--features words,pos --pseudo-projective``."""
+    arguments: list[str] = []
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            arguments.append(flag)
+        elif value is not False:
+            arguments += [flag, str(value)]
+    return arguments
+
+
+@dataclass(frozen=True)
+class TreebankFiles:
+    """The files a treebank's jobs read (the originals, or the plan's cuts of them)."""
+
+    train: str
+    dev: str | None
+    test: str | None
+
+
+def plan_jobs(plan: Plan, files: dict[str, TreebankFiles], work_dir: Path) -> list[Job]:
+    """Every job of the plan, dependencies before dependents."""
+    jobs: list[Job] = []
+    for treebank in plan.treebanks:
+        for setting in plan.settings:
+            for seed in plan.seeds:
+                jobs += setting_jobs(treebank, setting, seed, files[treebank], work_dir)
+    return jobs
+
+
+def setting_jobs(treebank: str, setting: Setting, seed: int, files: TreebankFiles, work_dir: Path) -> list[Job]:
+    """The jobs of one cell: its training jobs, then its evaluation."""
+    prefix = f"{treebank}/{setting.name}/s{seed}"
+    model_dir = str(work_dir / "models" / prefix)
+    base = {"treebank": treebank, "setting": setting.name, "seed": seed}
+    if setting.arch == "udpipe":
+        inputs = (files.train, files.dev, files.test)
+        return [Job(f"{prefix}/udpipe", **base, step="udpipe", inputs=inputs, model_dir=model_dir)]
+    if setting.arch == "pipeline":
+        training = _pipeline_jobs(prefix, base, setting, files, model_dir)
+    else:
+        command = _train_command(setting.arch, files.train, files.dev, model_dir, seed, setting.budget_minutes)
+        command += option_arguments(setting.options)
+        resumable = setting.arch in RESUMABLE
+        training = [
+            Job(
+                f"{prefix}/train",
+                **base,
+                step="train",
+                commands=(("train", tuple(command)),),
+                model_dir=model_dir,
+                resumable=resumable,
+                budget_minutes=setting.budget_minutes,
+            )
+        ]
+    return [*training, _evaluation_job(prefix, base, setting, files, model_dir, training[-1].id)]
+
+
+def _train_command(arch: str, train: str, dev: str | None, model_dir: str, seed: int, budget: float | None) -> list:
+    command = ["lstmparse", "train", "--arch", arch, "--train", train, "--model-dir", model_dir, "--seed", str(seed)]
+    if dev is not None:
+        command += ["--dev", dev]
+    if budget is not None:
+        command += ["--max-minutes", f"{budget:g}"]
+    return command
+
+
+def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFiles, model_dir: str) -> list[Job]:
+    """A pipeline's parts as jobs, trained into the places ``train --arch pipeline --resume`` reuses them from."""
+    from lstmparse.pipeline.folds import fold_tagger_directory, fold_training_file
+
+    options = dict(setting.options)
+    folds = int(options.get("jackknife", 4))
+    part_options = {key: options[key] for key in ("epochs",) if key in options}
+    tagger_options = part_options | {key: options[key] for key in ("pretrained",) if key in options}
+    budget = {part: setting.parts_budget_minutes.get(part, setting.budget_minutes) for part in PIPELINE_PARTS}
+    seed = base["seed"]
+
+    def part_job(step: str, arch: str, train: str, directory: str, extra: dict, needs: tuple = ()) -> Job:
+        part = "folds" if step.startswith("fold-") else step
+        command = _train_command(arch, train, files.dev, directory, seed, budget[part]) + option_arguments(extra)
+        return Job(
+            f"{prefix}/{step}",
+            **base,
+            step=step,
+            commands=((step, tuple(command)),),
+            needs=needs,
+            model_dir=directory,
+            budget_minutes=budget[part],
+        )
+
+    split = Job(
+        f"{prefix}/folds",
+        **base,
+        step="folds",
+        call=("lstmparse.pipeline.folds:write_all_fold_training_files", (model_dir, files.train, folds)),
+    )
+    jobs = [
+        part_job("tagger", "tagger", files.train, f"{model_dir}/tagger", tagger_options),
+        part_job("tokenizer", "tokenizer", files.train, f"{model_dir}/tokenizer", part_options),
+        split,
+    ]
+    for k in range(1, folds + 1):
+        train = str(fold_training_file(model_dir, k))
+        directory = str(fold_tagger_directory(model_dir, k))
+        jobs.append(part_job(f"fold-{k}", "tagger", train, directory, tagger_options, (split.id,)))
+    command = _train_command("pipeline", files.train, files.dev, model_dir, seed, budget["parser"])
+    command += [*option_arguments(options), "--resume"]
+    jobs.append(
+        Job(
+            f"{prefix}/pipeline",
+            **base,
+            step="pipeline",
+            commands=(("pipeline", tuple(command)),),
+            needs=tuple(job.id for job in jobs if job.step != "folds"),
+            model_dir=model_dir,
+            resumable=True,
+            budget_minutes=budget["parser"],
+        )
+    )
+    return jobs
+
+
+def _evaluation_job(
+    prefix: str, base: dict, setting: Setting, files: TreebankFiles, model_dir: str, trained: str
+) -> Job:
+    """``lstmparse evaluate --model`` on dev and test, from each of the setting's sources."""
+    commands = []
+    for split, gold in (("dev", files.dev), ("test", files.test)):
+        for source in setting.evaluate if gold is not None else ():
+            command = ("lstmparse", "evaluate", gold, "--model", model_dir, "--from", source, "--json")
+            commands.append((f"{split}.{source}", command))
+    return Job(f"{prefix}/evaluate", **base, step="evaluate", commands=tuple(commands), needs=(trained,), trains=False)
+
+
+def dependents(jobs: Iterable[Job], failed: str) -> set[str]:
+    """Every job that needs ``failed``, directly or through others."""
+    needed_by: dict[str, list[str]] = {}
+    for job in jobs:
+        for need in job.needs:
+            needed_by.setdefault(need, []).append(job.id)
+    found, frontier = set(), [failed]
+    while frontier:
+        for dependent in needed_by.get(frontier.pop(), []):
+            if dependent not in found:
+                found.add(dependent)
+                frontier.append(dependent)
+    return found
