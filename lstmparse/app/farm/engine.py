@@ -21,11 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from lstmparse.app.farm.jobs import STARTED, JobResult, finished, job_directory, last_log_line, run_job
+from lstmparse.app.farm.jobs import (
+    STARTED,
+    JobResult,
+    finished,
+    job_directory,
+    last_log_line,
+    run_job,
+    stop_running_jobs,
+)
 from lstmparse.app.farm.plan import SPLITS, Job, Plan, TreebankFiles, dependents, plan_jobs
 from lstmparse.app.farm.results import records, write_results
 from lstmparse.errors import ConfigurationError
-from lstmparse.io.formats import read_sentences
 
 RETRIES_AFTER_A_DEATH = 2  # Dask's allowed-failures: how often a job may lose its worker before it fails
 EPOCH_LINE = re.compile(r"^epoch (\d+):.*?\bdev ([^()]*)")
@@ -69,13 +76,30 @@ def prepare_treebanks(plan: Plan, work_dir: Path) -> dict[str, TreebankFiles]:
                 paths[split] = None if source is None else str(source)
                 continue
             cut = work_dir / "data" / name / f"{split}.conllu"
-            text = "".join(s.to_conllu() for _, s in zip(range(keep), read_sentences(str(source)), strict=False))
+            text = first_blocks(source, keep)
             if not cut.is_file() or cut.read_text(encoding="utf-8") != text:
                 cut.parent.mkdir(parents=True, exist_ok=True)
                 cut.write_text(text, encoding="utf-8")
             paths[split] = str(cut)
         files[name] = TreebankFiles(paths["train"], paths["dev"], paths["test"])  # type: ignore[arg-type]
     return files
+
+
+def first_blocks(path: Path, count: int) -> str:
+    """The first ``count`` sentence blocks of a CoNLL-U file, cut as text: checking them is the jobs' work.
+
+    A malformed file thus fails the jobs that read it, with their ``file:line``
+    message in their logs, and no others.
+    """
+    lines, blocks = [], 0
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            lines.append(line)
+            if not line.strip():
+                blocks += 1
+                if blocks == count:
+                    break
+    return "".join(lines)
 
 
 def run_farm(
@@ -120,9 +144,8 @@ def _run_graph(client, jobs, pending, outcome, work_dir, settings, progress_seco
     def submit_ready() -> None:
         for job in sorted(pending.values(), key=lambda j: -(j.budget_minutes or 0)):
             if all(need in outcome.results for need in job.needs):
-                future = client.submit(
-                    run_job, job, str(work_dir), settings, key=f"farm:{job.id}:{time.time_ns()}", pure=False
-                )
+                key, priority = f"farm:{job.id}:{time.time_ns()}", _priority(job)
+                future = client.submit(run_job, job, str(work_dir), settings, key=key, pure=False, priority=priority)
                 running[future] = job
                 completed.add(future)
                 del pending[job.id]
@@ -145,10 +168,19 @@ def _run_graph(client, jobs, pending, outcome, work_dir, settings, progress_seco
             reporter.report(force=True)
             if job.step in ("evaluate", "udpipe"):
                 write_results(work_dir, records(jobs, outcome.results))
+    except BaseException:  # Ctrl-C: the running jobs stop now, not when their trainings end
+        client.cancel(list(running))
+        client.run(stop_running_jobs)
+        raise
     finally:
         ticker.set()
-        if running:
-            client.cancel(list(running))
+
+
+def _priority(job: Job) -> int:
+    """Evaluations first (results come in as cells finish, and they are short), then the longest budgets first."""
+    if not job.trains:
+        return 1_000_000
+    return int((job.budget_minutes or 0) * 60)
 
 
 def _why(error: Exception, work_dir: Path, job: Job) -> str:
@@ -186,9 +218,10 @@ class _dask_client:
             threads_per_worker=1,
             processes=True,
             memory_limit=0,  # the jobs' own processes hold the memory; the OS judges them, not the nanny
-            dashboard_address=None,
+            dashboard_address="127.0.0.1:0",  # any free port: two farms on one machine do not collide
             host="127.0.0.1",
             silence_logs=50,
+            preload=["lstmparse.app.farm.worker"],  # Ctrl-C is the farm's to answer, not each worker's
         )
         self.client = Client(self.cluster)
         return self.client

@@ -34,6 +34,7 @@ RESULT = "result.json"
 LOG = "log.txt"
 STARTED = "started.json"
 PR_SET_PDEATHSIG = 1
+_running: set[subprocess.Popen] = set()  # this worker's job processes, for stop_running_jobs
 
 
 class JobFailed(Exception):
@@ -85,6 +86,9 @@ def run_job(job: Job, work_dir: str, settings: dict | None = None) -> JobResult:
 
     ``settings``: ``udpipe_python``, the interpreter that has ``ufal.udpipe`` (reference jobs).
     """
+    earlier = finished(work_dir, job)
+    if earlier is not None:  # Dask ran it again (its result was lost with a worker): nothing to redo
+        return earlier
     directory = job_directory(work_dir, job)
     directory.mkdir(parents=True, exist_ok=True)
     started = {"time": time.time(), "host": socket.gethostname(), "pid": os.getpid()}
@@ -131,10 +135,12 @@ def run_command(command: list[str], directory: Path, label: str, log) -> tuple[f
     out_path = directory / f"{label}.out"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
     with open(out_path, "w", encoding="utf-8") as out:
-        process = subprocess.Popen(
-            argv, stdout=out, stderr=log, cwd=directory, env=env, preexec_fn=_die_with_parent, start_new_session=False
-        )
-        _, status, usage = os.wait4(process.pid, 0)
+        process = subprocess.Popen(argv, stdout=out, stderr=log, cwd=directory, env=env, preexec_fn=_die_with_parent)
+        _running.add(process)
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            _running.discard(process)
         process.returncode = os.waitstatus_to_exitcode(status)
     cpu = usage.ru_utime + usage.ru_stime
     if process.returncode != 0:
@@ -148,6 +154,19 @@ def run_command(command: list[str], directory: Path, label: str, log) -> tuple[f
         return cpu, json.loads(text) if text.startswith("{") else None
     except ValueError:
         return cpu, None
+
+
+def stop_running_jobs() -> int:
+    """Terminate the job processes this worker runs (the farm was interrupted); how many there were.
+
+    Their jobs then fail and leave no result, so the next run continues them.
+    """
+    stopped = 0
+    for process in list(_running):
+        if process.poll() is None:
+            process.terminate()
+            stopped += 1
+    return stopped
 
 
 def _last_line(path: Path) -> str:

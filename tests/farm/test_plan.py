@@ -1,0 +1,159 @@
+"""The farm's plan and graph, without running anything: jobs, dependencies, checks, results, restart flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import DATA, ROOT
+
+from lstmparse.app.farm.jobs import JobResult, _with_restart_flag, fingerprint
+from lstmparse.app.farm.plan import (
+    Job,
+    TreebankFiles,
+    dependents,
+    option_arguments,
+    plan_from_dict,
+    plan_jobs,
+    read_plan,
+)
+from lstmparse.app.farm.results import markdown, records
+from lstmparse.errors import ConfigurationError
+from lstmparse.pipeline.folds import fold_tagger_directory, fold_training_file
+
+SMOKE = ROOT / "bench" / "plans" / "smoke.toml"
+FILES = TreebankFiles("/d/train.conllu", "/d/dev.conllu", "/d/test.conllu")
+
+
+def smoke_jobs(work_dir: Path = Path("/w")) -> dict[str, Job]:
+    plan = read_plan(SMOKE)
+    jobs = plan_jobs(plan, {name: FILES for name in plan.treebanks}, work_dir)
+    return {job.id: job for job in jobs}
+
+
+def test_the_committed_plans_read_and_name_existing_treebanks():
+    for name in ("smoke", "table3"):
+        plan = read_plan(ROOT / "bench" / "plans" / f"{name}.toml")
+        assert plan.settings and plan.seeds
+        assert all(treebank.file("train") is not None for treebank in plan.treebanks.values())
+    assert len(read_plan(ROOT / "bench" / "plans" / "table3.toml").treebanks) >= 6
+
+
+def test_a_pipeline_is_its_parts_then_the_pipeline_run_then_its_evaluation():
+    jobs = smoke_jobs()
+    prefix = "ta_ttb/pipeline/s1"
+    steps = sorted(job.step for job in jobs.values() if job.id.startswith(prefix))
+    assert steps == ["evaluate", "fold-1", "fold-2", "folds", "pipeline", "tagger", "tokenizer"]
+    assert set(jobs[f"{prefix}/pipeline"].needs) == {
+        f"{prefix}/{s}" for s in ("tagger", "tokenizer", "fold-1", "fold-2")
+    }
+    assert jobs[f"{prefix}/fold-2"].needs == (f"{prefix}/folds",)
+    assert jobs[f"{prefix}/evaluate"].needs == (f"{prefix}/pipeline",)
+    assert jobs[f"{prefix}/tagger"].needs == () and jobs[f"{prefix}/tokenizer"].needs == ()
+    assert "--resume" in jobs[f"{prefix}/pipeline"].commands[0][1]
+    assert len(jobs) == 18 and jobs["wo_wtb/words/s1/evaluate"].needs == ("wo_wtb/words/s1/train",)
+
+
+def test_fold_jobs_train_where_the_pipeline_trainer_looks_for_its_fold_taggers():
+    """The pipeline run reuses a fold tagger only if its directory and training file are the trainer's own."""
+    jobs = smoke_jobs()
+    pipeline = jobs["ta_ttb/pipeline/s1/pipeline"]
+    model_dir = pipeline.model_dir
+    command = jobs["ta_ttb/pipeline/s1/fold-2"].commands[0][1]
+    assert command[command.index("--train") + 1] == str(fold_training_file(model_dir, 2))
+    assert command[command.index("--model-dir") + 1] == str(fold_tagger_directory(model_dir, 2))
+    assert command[command.index("--dev") + 1] == FILES.dev
+    assert jobs["ta_ttb/pipeline/s1/folds"].call[1] == (model_dir, FILES.train, 2)
+
+
+def test_a_failure_reaches_every_job_that_needs_it_and_no_other():
+    jobs = list(smoke_jobs().values())
+    assert dependents(jobs, "ta_ttb/pipeline/s1/folds") == {
+        "ta_ttb/pipeline/s1/fold-1",
+        "ta_ttb/pipeline/s1/fold-2",
+        "ta_ttb/pipeline/s1/pipeline",
+        "ta_ttb/pipeline/s1/evaluate",
+    }
+    assert dependents(jobs, "ta_ttb/words/s1/train") == {"ta_ttb/words/s1/evaluate"}
+    assert dependents(jobs, "ta_ttb/words/s1/evaluate") == set()
+
+
+def test_options_become_trains_command_line():
+    assert option_arguments({"features": "words,pos", "pseudo_projective": True, "keep_epochs": False}) == [
+        "--features",
+        "words,pos",
+        "--pseudo-projective",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        ({"colour": 1}, "unknown key(s) colour"),
+        ({"settings": [{"name": "x", "arch": "bert"}]}, "arch 'bert'"),
+        ({"settings": [{"name": "x", "options": {"model_dir": "y"}}]}, "the farm sets model_dir"),
+        ({"settings": [{"name": "x"}, {"name": "x"}]}, "two settings share a name"),
+        ({"treebanks": {"t": {"path": "nowhere"}}}, "has no train.conllu"),
+        ({"seeds": "1"}, "seeds must be a list"),
+        ({"budget_minutes": -1}, "positive number of minutes"),
+        ({"settings": [{"name": "x", "evaluate": ["gold"]}]}, "evaluate takes raw and tokens"),
+    ],
+)
+def test_a_bad_plan_is_refused_before_anything_runs_naming_the_file(change, fragment, tmp_path):
+    plan = {"treebanks": {"t": {"path": str(DATA / "ud" / "ta_ttb")}}, "settings": [{"name": "words"}], **change}
+    with pytest.raises(ConfigurationError) as raised:
+        plan_from_dict(plan, tmp_path / "plan.toml")
+    assert fragment in str(raised.value) and "plan.toml" in str(raised.value)
+
+
+def test_a_plan_that_is_not_toml_is_one_line(tmp_path):
+    path = tmp_path / "plan.toml"
+    path.write_text("[treebanks\n", encoding="utf-8")
+    with pytest.raises(ConfigurationError, match="plan.toml: not TOML"):
+        read_plan(path)
+
+
+def test_ud_release_file_names_are_found(tmp_path):
+    (tmp_path / "xx_test-ud-train.conllu").write_text("", encoding="utf-8")
+    plan = plan_from_dict({"treebanks": {"t": {"path": str(tmp_path)}}, "settings": [{"name": "w"}]}, tmp_path / "p")
+    assert plan.treebanks["t"].file("train") == tmp_path / "xx_test-ud-train.conllu"
+    assert plan.treebanks["t"].file("dev") is None
+
+
+def test_a_changed_command_changes_the_fingerprint_so_the_job_is_redone():
+    job = smoke_jobs()["ta_ttb/words/s1/train"]
+    same = smoke_jobs()["ta_ttb/words/s1/train"]
+    other = Job(**{**job.__dict__, "commands": (("train", (*job.commands[0][1], "--dropout", "0.3")),)})
+    assert fingerprint(job) == fingerprint(same) != fingerprint(other)
+
+
+def test_an_interrupted_training_resumes_or_restarts_by_what_its_family_can(tmp_path):
+    command = ["lstmparse", "train", "--model-dir", str(tmp_path / "m")]
+    resumable = Job("a/b/s1/train", "a", "b", 1, "train", model_dir=str(tmp_path / "m"), resumable=True)
+    restart = Job("a/b/s1/train", "a", "b", 1, "train", model_dir=str(tmp_path / "m"), resumable=False)
+    assert _with_restart_flag(resumable, command) == command  # nothing there yet: a plain first run
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}", encoding="utf-8")
+    assert _with_restart_flag(resumable, command)[-1] == "--resume"
+    assert _with_restart_flag(restart, command)[-1] == "--overwrite"
+    evaluate = ["lstmparse", "evaluate", "gold.conllu", "--model", str(tmp_path / "m")]
+    assert _with_restart_flag(resumable, evaluate) == evaluate
+
+
+def test_records_group_a_cells_jobs_and_count_training_cpu_only():
+    jobs = [job for job in smoke_jobs().values() if job.treebank == "ta_ttb" and job.setting == "pipeline"]
+    results = {job.id: JobResult(job.id, 60.0, 61.0, fingerprint(job)) for job in jobs}
+    evaluation = f"{jobs[0].treebank}/pipeline/s1/evaluate"
+    results[evaluation].outputs = {"test.raw": {"conll18": {"LAS": 50.0}}, "dev.tokens": {"conll18": {"LAS": 60.0}}}
+    (record,) = records(jobs, results)
+    assert record == {
+        "treebank": "ta_ttb",
+        "setting": "pipeline",
+        "seed": 1,
+        "dev": {"tokens": {"LAS": 60.0}},
+        "test": {"raw": {"LAS": 50.0}},
+        "cpu_minutes": 6.0,  # six training jobs of a minute; the evaluation not counted
+    }
+    assert "| ta_ttb | pipeline | 1 |" in markdown([record])
+    del results[evaluation]
+    assert records(jobs, results) == []  # no evaluation yet: no record
