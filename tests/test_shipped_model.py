@@ -79,7 +79,7 @@ def test_readme_shell_examples_run(tmp_path):
     """Every ``sh`` block of the README except the set-up ones runs as a script, as a user would."""
     blocks = [block for block in readme_blocks("sh") if not block.lstrip().startswith("make")]
     assert len(blocks) >= 3
-    for name in ("data", "models"):
+    for name in ("data", "models", "bench"):
         (tmp_path / name).symlink_to(ROOT / name)
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     for block in blocks:

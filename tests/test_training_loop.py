@@ -16,10 +16,11 @@ class ScriptedFamily(TrainingHooks):
     def __init__(self, scores, seen=None, stop_after=None):
         self.examples = list(range(10))
         self.scores, self.seen, self.stop_after = scores, seen or {}, stop_after
-        self.saved, self.trained, self.kept = [], [], []
+        self.saved, self.trained, self.kept, self.stops = [], [], [], []
 
     def train_epoch(self, epoch, stop_at):
         self.trained.append(epoch)
+        self.stops.append(stop_at)
         return epoch_entry(epoch, self.seen.get(epoch, len(self.examples)), 1.0, loss_per_word=1.0 / (epoch + 1))
 
     def evaluate(self):
@@ -99,3 +100,19 @@ def test_an_epoch_the_time_budget_left_empty_is_neither_scored_nor_recorded_nor_
     assert family.trained == [0, 1, 2] and "time budget of 60 minutes reached" in log
     assert [entry["epoch"] for entry in record["epochs"]] == [1, 2]
     assert family.saved == [1, 2] and family.kept == ["m/epochs/1", "m/epochs/2"]
+
+
+def test_a_resumed_run_gets_what_its_epochs_left_of_the_budget_not_a_new_budget():
+    """--max-minutes is the whole run's: 40 minutes spent before the interruption leave 20 of 60."""
+    import time
+
+    previous = {
+        "epochs": [{"epoch": 1, "train_seconds": 1500.0, "dev_seconds": 300.0}, {"epoch": 2, "train_seconds": 600.0}]
+    }
+    family = ScriptedFamily([1.0, 2.0])
+    before = time.time()
+    run(family, epochs=4, record=previous, max_minutes=60)
+    assert before + 20 * 60 - 1 <= family.stops[0] <= time.time() + 20 * 60
+    fresh = ScriptedFamily([1.0])
+    run(fresh, epochs=1, max_minutes=60)
+    assert fresh.stops[0] >= before + 60 * 60 - 1

@@ -116,7 +116,9 @@ def _learning_rate_default(options_class: type) -> object:
 @family_option("--model-dir", required=True, type=click.Path(file_okay=False), help="where the best model is written")
 @family_option("--epochs", type=click.IntRange(min=1), help=_defaults("epochs"))
 @family_option(
-    "--max-minutes", type=click.FloatRange(min=0, min_open=True), help="wall-clock budget, dev evaluation included"
+    "--max-minutes",
+    type=click.FloatRange(min=0, min_open=True),
+    help="wall-clock budget, dev evaluation included; a run continued with --resume gets what its epochs left of it",
 )
 @family_option(
     "--keep-epochs",

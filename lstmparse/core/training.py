@@ -96,7 +96,7 @@ def train_epochs(
     """
     model_dir, max_minutes = options.model_dir, options.max_minutes
     started = time.time() if started is None else started
-    deadline = started + 60 * max_minutes if max_minutes else None
+    deadline = started + 60 * max_minutes - spent_seconds(record) if max_minutes else None
     dev_seconds = hooks.dev_seconds_guess
     for epoch in range(len(record["epochs"]), options.epochs):
         seed_epoch(options.seed, epoch)
@@ -130,6 +130,15 @@ def train_epochs(
             break
     record["total_seconds"] = round(time.time() - started, 1)
     return record
+
+
+def spent_seconds(record: dict) -> float:
+    """The training and dev time of the epochs a resumed run already has: ``--max-minutes`` is the whole run's.
+
+    So an interrupted run continued with ``--resume`` (by hand or by the farm) stops
+    when the uninterrupted run would have, not a whole budget later.
+    """
+    return sum(entry.get("train_seconds", 0.0) + entry.get("dev_seconds", 0.0) for entry in record["epochs"])
 
 
 def new_record(options: RunOptions, **fields) -> dict:

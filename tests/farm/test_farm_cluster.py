@@ -182,3 +182,22 @@ def test_a_killed_workers_job_is_retried_and_resumes(tmp_path):
     log = (job / "log.txt").read_text(encoding="utf-8")
     assert log.count("== ta_ttb/long/s1/train: attempt") == 2 and "--resume" in log, log
     assert (work / "models" / "ta_ttb" / "long" / "s1" / "config.json").is_file()
+
+
+def test_a_reference_job_trains_udpipe_1_and_scores_it_as_our_models(tmp_path):
+    pytest.importorskip("ufal.udpipe")
+    settings = '[[settings]]\nname = "udpipe1"\narch = "udpipe"\n'
+    work = tmp_path / "work"
+    result = farm(write_plan(tmp_path, settings, sentences=30), "--work-dir", work, "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    (record,) = json.loads((work / "results.json").read_text(encoding="utf-8"))
+    assert record["setting"] == "udpipe1" and set(record["test"]) == {"raw", "tokens"}
+    assert record["test"]["tokens"]["Words"] == 100.0 and 0 < record["test"]["raw"]["Words"] <= 100.0
+    assert record["test"]["tokens"]["LAS"] > 0 and record["cpu_minutes"] > 0
+    # UDPipe read the raw text lstmparse evaluate --from raw gives our pipelines
+    from lstmparse.app.accuracy import raw_text_paragraphs
+    from lstmparse.io.formats import read_sentences
+
+    texts, _ = raw_text_paragraphs(list(read_sentences(str(work / "data" / "ta_ttb" / "test.conllu"))))
+    given = (work / "models" / "ta_ttb" / "udpipe1" / "s1" / "test.txt").read_text(encoding="utf-8")
+    assert given == "\n\n".join(texts) + "\n"
