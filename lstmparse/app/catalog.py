@@ -93,6 +93,53 @@ def _read_card(directory: Path) -> dict:
     return card if isinstance(card, dict) else {}
 
 
+DEV_FIGURES = (
+    ("best_dev_las", "dev LAS"),
+    ("best_dev_f1", "dev F1"),
+    ("best_dev_upos", "dev UPOS"),
+    ("best_dev_tokens_f1", "dev tokens F1"),
+    ("best_dev_perplexity", "dev perplexity"),
+)
+
+
+def training_card(arch: str, train: str, record: dict, treebank=None, language: str | None = None, notes=()) -> dict:
+    """The card ``lstmparse train`` writes beside a model: language, data, task, dev figures, licence, choices.
+
+    ``treebank``: the :class:`~lstmparse.pipeline.recipe.TreebankFolder` it was trained from, if any, whose
+    name gives the language (unless ``language``) and whose ``LICENSE.txt`` the licence.
+    """
+    card: dict = {"language": language or (treebank.language if treebank is not None else None)}
+    card["data"] = treebank.path.name if treebank is not None else train
+    card["task"] = _task(arch)
+    card["figures"] = dev_figures(record)
+    if treebank is not None and treebank.licence:
+        card["licence"] = treebank.licence
+    if record.get("recipe"):
+        card["choices"] = list(record["recipe"])
+    if notes:
+        card["notes"] = list(notes)
+    return {key: value for key, value in card.items() if value}
+
+
+def dev_figures(record: dict) -> str:
+    """The best dev figures a training record holds (a pipeline's: its parts'), as one line."""
+    if "parts" in record:
+        parts = ((part, dev_figures(summary)) for part, summary in record["parts"].items())
+        return "; ".join(f"{part}: {figures}" for part, figures in parts if figures)
+    for key, name in DEV_FIGURES:
+        if record.get(key) is not None:
+            return f"{name} {record[key]:.2f}"
+    return ""
+
+
+def write_card(directory: str | Path, card: dict) -> None:
+    """``card.json`` in the model directory, written whole or not at all."""
+    from lstmparse.core.model_io import atomic_write
+
+    text = json.dumps(card, indent=2, ensure_ascii=False) + "\n"
+    atomic_write(Path(directory) / CARD, lambda handle: handle.write(text.encode("utf-8")))
+
+
 def component_directories(directory: str | Path) -> list[Path]:
     """The directories whose parameters a model reads: a pipeline's parts, an ensemble's members, else its own.
 

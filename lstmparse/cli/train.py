@@ -9,7 +9,9 @@ use it is refused rather than silently ignored.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 
@@ -111,14 +113,26 @@ def _learning_rate_default(options_class: type) -> object:
     "sampling; seq2seq: the constituency parser (PTB bracketed trees); tagger: UPOS, XPOS and FEATS; "
     "tokenizer: tokens, multi-word tokens and sentences from raw text (UD treebanks with '# text' lines)",
 )
-@family_option("--train", "train_file", required=True, type=EXISTING_FILE, help="training treebank")
+@family_option("--train", "train_file", type=EXISTING_FILE, help="training treebank (or --treebank)")
 @family_option("--dev", "dev_file", type=EXISTING_FILE, help="development treebank (model selection)")
+@family_option(
+    "--treebank",
+    type=click.Path(exists=True, file_okay=False),
+    help="a UD treebank folder instead of --train/--dev: train.conllu or *-ud-train.conllu, and dev likewise (without "
+    "one, every tenth training sentence is held out as dev); its name gives the model's language, its LICENSE.txt "
+    "the licence in the model's card",
+)
 @family_option("--model-dir", required=True, type=click.Path(file_okay=False), help="where the best model is written")
+@family_option("--language", help="the model's language code in its card.json [default: from the treebank's name]")
 @family_option("--epochs", type=click.IntRange(min=1), help=_defaults("epochs"))
 @family_option(
     "--max-minutes",
+    "--budget-minutes",
+    "max_minutes",
     type=click.FloatRange(min=0, min_open=True),
-    help="wall-clock budget, dev evaluation included; a run continued with --resume gets what its epochs left of it",
+    help="wall-clock budget, dev evaluation included (pipeline: the whole pipeline's, cut into its parts' as "
+    "tokenizer 10%, tagger 15%, fold taggers 20% together, parser 55%); a run continued with --resume gets what "
+    "its epochs left of it",
 )
 @family_option(
     "--keep-epochs",
@@ -296,8 +310,12 @@ def _learning_rate_default(options_class: type) -> object:
 @clean_errors
 def train(**given) -> None:
     """Train a model (the stack-LSTM parser, or another --arch); the best model on dev is kept in MODEL_DIR."""
+    import time
+
+    from lstmparse.app.catalog import training_card, write_card
     from lstmparse.core.model_io import check_training_directory
 
+    started = time.time()
     ctx = click.get_current_context()
     arch = given["arch"]
     _refuse_foreign_options(ctx, arch)
@@ -305,10 +323,37 @@ def train(**given) -> None:
     options_class = family(arch).options_class()
     memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
     seed = _default(options_class, "seed") if given["seed"] is None else given["seed"]
-    options = options_class.from_command_line({name: value for name, value in given.items() if _was_given(ctx, name)})
+    explicit = {name: value for name, value in given.items() if _was_given(ctx, name)}
+    treebank, data_notes = _training_files(explicit, given["model_dir"])
+    options = options_class.from_command_line(explicit)
     configure_dynet(seed=seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY)
     record = family(arch).trainer_function()(options)  # imported now that DyNet is configured
+    card = training_card(arch, options.train, record, treebank, given["language"], data_notes)
+    card["training"] = {"command": "lstmparse " + " ".join(sys.argv[1:]), "minutes": (time.time() - started) / 60}
+    write_card(options.model_dir, card)
     click.echo(f"{_summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)
+
+
+def _training_files(explicit: dict, model_dir: str):
+    """``--train``/``--dev`` from ``--treebank`` (a held-out dev if it has none); the folder, notes for the card."""
+    from lstmparse.pipeline.recipe import held_out_dev, treebank_folder
+
+    if explicit.get("treebank") is None:
+        if explicit.get("train_file") is None:
+            raise click.UsageError("give --train FILE (and --dev FILE) or --treebank DIR")
+        return None, []
+    if explicit.get("train_file") is not None or explicit.get("dev_file") is not None:
+        raise click.UsageError("--treebank names the training and dev files itself: give it or --train/--dev")
+    folder = treebank_folder(explicit.pop("treebank"))
+    explicit["train_file"], notes = str(folder.train), []
+    if folder.dev is not None:
+        explicit["dev_file"] = str(folder.dev)
+    else:
+        train, dev = held_out_dev(folder.train, Path(model_dir) / "heldout")
+        explicit["train_file"], explicit["dev_file"] = str(train), str(dev)
+        notes.append(f"{folder.path.name} has no dev file: every tenth training sentence was held out as dev")
+        click.echo(f"lstmparse: {notes[-1]} ({dev})", err=True)
+    return folder, notes
 
 
 def _summary(record: dict) -> str:

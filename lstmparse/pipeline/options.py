@@ -10,10 +10,11 @@ from lstmparse.stacklstm.options import DEFAULT_FEATURES, StackLSTMOptions, pars
 
 @dataclass
 class PipelineOptions(RunOptions):
-    """A pipeline's data and the parts' shared settings (``epochs``, ``max_minutes``: per part).
+    """A pipeline's data and the parts' shared settings (``epochs`` per part; ``max_minutes`` the whole's).
 
     ``batch_size``, ``learning_rate`` and ``dropout`` are the parser's (in ``parser``);
-    the tokenizer and tagger train with their families' defaults.
+    the tokenizer and tagger train with their families' defaults.  ``choose`` names
+    the parser settings (``features``, ``system``) the recipe chooses from the data.
     """
 
     epochs: int | None = None  # None: each family's default
@@ -21,6 +22,7 @@ class PipelineOptions(RunOptions):
     parser: StackLSTMOptions | None = None  # the parser's settings (its features should include pos)
     pretrained: str | None = None  # word2vec text file for the taggers (and the parser, if its features name it)
     resume: bool = False  # reuse the parts (and jack-knifed data) already in model_dir that match this run
+    choose: tuple[str, ...] = ()  # parser settings chosen from the training data (lstmparse.pipeline.recipe)
 
     @classmethod
     def from_command_line(cls, given: dict) -> PipelineOptions:
@@ -30,4 +32,5 @@ class PipelineOptions(RunOptions):
             parser_given.pop("pretrained", None)  # the taggers' vectors; the parser reads them only when asked
         parser = StackLSTMOptions.from_command_line(parser_given | {"model_dir": ""})
         values = common_values(given) | given_fields(given, "jackknife", "pretrained", "resume")
-        return cls(**values, parser=parser)
+        choose = tuple(name for name in ("features", "system") if name not in given)
+        return cls(**values, parser=parser, choose=choose)

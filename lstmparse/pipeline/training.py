@@ -5,8 +5,11 @@ errors; trained on tags predicted the way parsing will see them, it learns to
 live with them.  Tags predicted for a treebank by a tagger trained on it are too
 good, so the training set is cut into ``jackknife`` folds and each fold is tagged
 by a tagger trained on the other folds; the dev set is tagged by the pipeline's
-own tagger.  Each part is trained with its family's defaults (``--epochs`` and
-``--max-minutes`` apply to each part).  With ``resume``, a part whose directory
+own tagger.  Each part is trained with its family's defaults (``--epochs`` applies to
+each part; ``--max-minutes`` is the whole pipeline's, cut into the parts' by
+:data:`lstmparse.pipeline.recipe.BUDGET_SHARES`).  The parser's features and
+transition system, unless given, are chosen from the training data
+(:mod:`lstmparse.pipeline.recipe`).  With ``resume``, a part whose directory
 already holds a model trained on the same data is reused, so a stopped run
 continues where it stopped (and parts can be trained beforehand, in parallel, into
 the same places); the tokenizer, which nothing else needs, is trained last.
@@ -35,7 +38,8 @@ from lstmparse.pipeline.folds import (
 )
 from lstmparse.pipeline.manifest import ARCH
 from lstmparse.pipeline.options import PipelineOptions
-from lstmparse.stacklstm.options import StackLSTMOptions
+from lstmparse.pipeline.recipe import choose_settings, part_budgets, treebank_facts
+from lstmparse.stacklstm.options import StackLSTMOptions, parse_features
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tagger.options import TaggerOptions
 from lstmparse.tokenizer.options import TokenizerOptions
@@ -47,6 +51,10 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     directory = Path(options.model_dir)
     directory.mkdir(parents=True, exist_ok=True)
     record: dict = {"train": options.train, "dev": options.dev, "jackknife": options.jackknife, "parts": {}}
+    budgets = part_budgets(options.max_minutes, options.jackknife)
+    if options.max_minutes is not None:
+        record["budget_minutes"] = {part: round(minutes, 2) for part, minutes in budgets.items()}
+    parser_settings = _chosen_parser_settings(options, record, log)
     record["parts"]["tagger"] = _trained("tagger", TaggerOptions, options, log)
     train_tagged, dev_tagged = jackknifed(options, log)
     parser_options = dataclasses.replace(
@@ -55,10 +63,11 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
         dev=None if dev_tagged is None else str(dev_tagged),
         model_dir=str(directory / "parser"),
         seed=options.seed,
+        **parser_settings,
     )
     if options.epochs is not None:
         parser_options.epochs = options.epochs
-    parser_options.max_minutes = options.max_minutes
+    parser_options.max_minutes = budgets["parser"]
     record["parts"]["parser"] = _train_or_reuse("parser", "stacklstm", parser_options, options.resume, log)
     record["parts"]["tokenizer"] = _trained("tokenizer", TokenizerOptions, options, log)
     manifest = {"arch": ARCH, "parts": {name: name for name in ("tokenizer", "tagger", "parser")}, "training": record}
@@ -67,9 +76,27 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     return record
 
 
-def _part_options(options_class: type, options: PipelineOptions, model_dir: Path, train: str) -> RunOptions:
+def _chosen_parser_settings(options: PipelineOptions, record: dict, log: TextIO) -> dict:
+    """The parser's features and system that the recipe chose from the data (those the user left open)."""
+    if not options.choose:
+        return {}
+    parser = options.parser or StackLSTMOptions(train=options.train, model_dir="")
+    given = {name: getattr(parser, name) for name in ("features", "system") if name not in options.choose}
+    if "features" in given:
+        given["features"] = ",".join(given["features"])
+    recipe = choose_settings(treebank_facts(options.train), given)
+    record["recipe"] = recipe.reasons
+    for reason in recipe.reasons:
+        print(f"recipe: {reason}", file=log)
+    return {"features": parse_features(recipe.features), "system": recipe.system}
+
+
+def _part_options(
+    options_class: type, options: PipelineOptions, model_dir: Path, train: str, budget: str
+) -> RunOptions:
+    """A part's options: the pipeline's data and seed, and ``budget``'s share of its minutes (tagger, fold, ...)."""
     values = {"train": train, "dev": options.dev, "model_dir": str(model_dir), "seed": options.seed}
-    values["max_minutes"] = options.max_minutes
+    values["max_minutes"] = part_budgets(options.max_minutes, options.jackknife)[budget]
     if options.epochs is not None:
         values["epochs"] = options.epochs
     if options_class is TaggerOptions:
@@ -79,7 +106,7 @@ def _part_options(options_class: type, options: PipelineOptions, model_dir: Path
 
 def _trained(name: str, options_class: type, options: PipelineOptions, log: TextIO) -> dict:
     """Train one part into ``model_dir/name`` unless a model trained on the same data is there."""
-    part = _part_options(options_class, options, Path(options.model_dir) / name, options.train)
+    part = _part_options(options_class, options, Path(options.model_dir) / name, options.train, name)
     return _train_or_reuse(name, name, part, options.resume, log)
 
 
@@ -137,7 +164,7 @@ def jackknifed(options: PipelineOptions, log: TextIO) -> tuple[Path, Path | None
             fold_dir = fold_tagger_directory(options.model_dir, k + 1)
             rest = write_fold_training_file(options.model_dir, folds, k + 1)
             print(f"jack-knife fold {k + 1} of {options.jackknife}", file=log)
-            fold_options = _part_options(TaggerOptions, options, fold_dir, str(rest))
+            fold_options = _part_options(TaggerOptions, options, fold_dir, str(rest), "fold")
             _train_or_reuse(f"fold {k + 1} tagger", "tagger", fold_options, options.resume, log)
             tagged_folds.append(list(POSTagger.load(fold_dir).tag(fold, retag=True)))
         # back in the training set's order: sentence i is in fold i % k, at place i // k

@@ -127,7 +127,10 @@ def prepare(options: StackLSTMOptions, log: TextIO) -> tuple[StackLSTMParser, li
     check_system_options(system, options)
     examples, skipped = oracle_examples(system, train_sentences, trees)
     for reason, count in skipped.items():
-        print(f"skipped {count} of {len(train_sentences)} training trees: {reason}", file=log)
+        hint = ""
+        if "non-projective" in reason:
+            hint = "; --system arc-swap builds every tree, --pseudo-projective makes them buildable"
+        print(f"skipped {count} of {len(train_sentences)} training trees: {reason}{hint}", file=log)
     if not examples:
         raise InputError(options.train, None, "no training tree can be built by the transition system")
     parser = StackLSTMParser(

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DATA, ROOT, run_cli
+from conftest import DATA, ROOT, first_sentences, run_cli
 
 pytestmark = pytest.mark.slow
 SMOKE = ROOT / "bench" / "plans" / "smoke.toml"
@@ -111,6 +111,7 @@ def test_a_job_with_bad_data_fails_alone_and_its_dependents_are_skipped(tmp_path
     bad.mkdir()
     (bad / "train.conllu").write_text("1\tDogs\tdog\tNOUN\t_\t_\t7\tnsubj\t_\t_\n\n", encoding="utf-8")
     (bad / "test.conllu").write_text((DATA / "ud" / "ta_ttb" / "test.conllu").read_text(encoding="utf-8"))
+    (bad / "dev.conllu").write_text((DATA / "ud" / "ta_ttb" / "dev.conllu").read_text(encoding="utf-8"))
     settings = '[[settings]]\nname = "words"\noptions = { features = "words", epochs = 1 }\n'
     work = tmp_path / "work"
     plan = write_plan(tmp_path, settings, {"ta_ttb": DATA / "ud" / "ta_ttb", "bad": bad})
@@ -201,3 +202,15 @@ def test_a_reference_job_trains_udpipe_1_and_scores_it_as_our_models(tmp_path):
     texts, _ = raw_text_paragraphs(list(read_sentences(str(work / "data" / "ta_ttb" / "test.conllu"))))
     given = (work / "models" / "ta_ttb" / "udpipe1" / "s1" / "test.txt").read_text(encoding="utf-8")
     assert given == "\n\n".join(texts) + "\n"
+
+
+def test_a_treebank_that_cannot_be_prepared_fails_alone(tmp_path):
+    tiny = tmp_path / "tiny_tb"
+    tiny.mkdir()
+    (tiny / "train.conllu").write_text(first_sentences(DATA / "ud" / "ta_ttb" / "train.conllu", 5), encoding="utf-8")
+    settings = '[[settings]]\nname = "words"\noptions = { features = "words", epochs = 1 }\n'
+    plan = write_plan(tmp_path, settings, {"ta_ttb": DATA / "ud" / "ta_ttb", "tiny": tiny})
+    result = farm(plan, "--work-dir", tmp_path / "work", "--workers", "1")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "farm: FAILED tiny/prepare:" in result.stderr and "too few to hold a dev set" in result.stderr
+    assert [r["treebank"] for r in json.loads((tmp_path / "work" / "results.json").read_text())] == ["ta_ttb"]

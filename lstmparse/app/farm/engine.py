@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -64,25 +64,43 @@ class FarmOutcome:
         )
 
 
-def prepare_treebanks(plan: Plan, work_dir: Path) -> dict[str, TreebankFiles]:
-    """Each treebank's files: the originals, or cuts of their first sentences under ``WORK_DIR/data``."""
-    files = {}
+def prepare_treebanks(plan: Plan, work_dir: Path) -> tuple[dict[str, TreebankFiles], dict[str, str]]:
+    """Each treebank's files, and why a treebank could not be prepared (its jobs fail, the others go on).
+
+    The files are the originals, or cuts of their first sentences under
+    ``WORK_DIR/data``; a treebank without a dev file has every tenth training
+    sentence held out as dev, as ``train --treebank`` does.
+    """
+    files, problems = {}, {}
     for name, treebank in plan.treebanks.items():
-        paths: dict[str, str | None] = {}
-        for split in SPLITS:
-            source = treebank.file(split)
-            keep = treebank.sentences.get(split)
-            if source is None or not keep:
-                paths[split] = None if source is None else str(source)
-                continue
-            cut = work_dir / "data" / name / f"{split}.conllu"
-            text = first_blocks(source, keep)
-            if not cut.is_file() or cut.read_text(encoding="utf-8") != text:
-                cut.parent.mkdir(parents=True, exist_ok=True)
-                cut.write_text(text, encoding="utf-8")
-            paths[split] = str(cut)
-        files[name] = TreebankFiles(paths["train"], paths["dev"], paths["test"])  # type: ignore[arg-type]
-    return files
+        try:
+            files[name] = _treebank_files(name, treebank, work_dir)
+        except (ConfigurationError, OSError, UnicodeDecodeError) as error:
+            problems[name] = str(error)
+    return files, problems
+
+
+def _treebank_files(name: str, treebank, work_dir: Path) -> TreebankFiles:
+    from lstmparse.pipeline.recipe import held_out_dev
+
+    paths: dict[str, str | None] = {}
+    for split in SPLITS:
+        source = treebank.file(split)
+        keep = treebank.sentences.get(split)
+        if source is None or not keep:
+            paths[split] = None if source is None else str(source)
+            continue
+        cut = work_dir / "data" / name / f"{split}.conllu"
+        text = first_blocks(source, keep)
+        if not cut.is_file() or cut.read_text(encoding="utf-8") != text:
+            cut.parent.mkdir(parents=True, exist_ok=True)
+            cut.write_text(text, encoding="utf-8")
+        paths[split] = str(cut)
+    train = Path(paths["train"] or "")
+    if paths["dev"] is None:
+        held_train, held_dev = held_out_dev(train, work_dir / "data" / name / "heldout")
+        paths["train"], paths["dev"] = str(held_train), str(held_dev)
+    return TreebankFiles(str(paths["train"]), paths["dev"], paths["test"])
 
 
 def first_blocks(path: Path, count: int) -> str:
@@ -114,8 +132,11 @@ def run_farm(
     """Run every unfinished job of ``plan`` into ``work_dir``; write ``results.json`` and ``results.md``."""
     work_dir = Path(work_dir).resolve()
     work_dir.mkdir(parents=True, exist_ok=True)
-    jobs = plan_jobs(plan, prepare_treebanks(plan, work_dir), work_dir)
+    files, problems = prepare_treebanks(plan, work_dir)
+    runnable = replace(plan, treebanks={name: tb for name, tb in plan.treebanks.items() if name in files})
+    jobs = plan_jobs(runnable, files, work_dir)
     outcome = FarmOutcome()
+    outcome.failed = {f"{name}/prepare": why for name, why in problems.items()}
     outcome.results = {job.id: result for job in jobs if (result := finished(work_dir, job)) is not None}
     pending = {job.id: job for job in jobs if job.id not in outcome.results}
     print(f"farm: {len(jobs)} jobs, {len(outcome.results)} finished before, {len(pending)} to run", file=log)
@@ -135,38 +156,39 @@ def run_farm(
 
 
 def _run_graph(client, jobs, pending, outcome, work_dir, settings, progress_seconds, log) -> None:  # noqa: PLR0913
-    """Submit each job once the jobs it needs are done; collect results, failures and skips as they come."""
-    from distributed import as_completed
+    """Keep every worker thread busy with a ready job (its needs done), evaluations first, then the longest.
+
+    The farm holds the queue itself and gives the cluster only as many jobs as it has
+    threads, so a job starts on whichever worker frees first (Dask's own placement of
+    many long tasks of unknown length can leave a worker idle), and a worker that
+    joins the cluster gets work at the next check.
+    """
+    from distributed import wait
 
     running: dict = {}
-    completed = as_completed()
 
     def submit_ready() -> None:
-        for job in sorted(pending.values(), key=lambda j: -(j.budget_minutes or 0)):
-            if all(need in outcome.results for need in job.needs):
-                key, priority = f"farm:{job.id}:{time.time_ns()}", _priority(job)
-                future = client.submit(run_job, job, str(work_dir), settings, key=key, pure=False, priority=priority)
-                running[future] = job
-                completed.add(future)
-                del pending[job.id]
+        free = sum(client.nthreads().values()) - len(running)
+        ready = [job for job in pending.values() if all(need in outcome.results for need in job.needs)]
+        for job in sorted(ready, key=_priority, reverse=True)[: max(free, 0)]:
+            key = f"farm:{job.id}:{time.time_ns()}"
+            running[client.submit(run_job, job, str(work_dir), settings, key=key, pure=False)] = job
+            del pending[job.id]
 
     reporter = _Progress(jobs, running, outcome, work_dir, outcome.workers, log)
     ticker = _every(progress_seconds, reporter.report)
     try:
         submit_ready()
-        for future in completed:
-            job = running.pop(future)
+        while running:
             try:
-                outcome.results[job.id] = future.result()
-                outcome.ran.append(job.id)
-            except Exception as error:  # the job's own failure, or its worker died too often (KilledWorker)
-                outcome.failed[job.id] = _why(error, work_dir, job)
-                for dependent in dependents(jobs, job.id):
-                    if pending.pop(dependent, None) is not None:
-                        outcome.skipped[dependent] = f"needs {job.id}, which failed"
+                done, _ = wait(list(running), timeout=5, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                done = set()
+            for future in done:
+                _collect(future, running.pop(future), jobs, pending, outcome, work_dir)
             submit_ready()
-            reporter.report(force=True)
-            if job.step in ("evaluate", "udpipe"):
+            if done:
+                reporter.report(force=True)
                 write_results(work_dir, records(jobs, outcome.results))
     except BaseException:  # Ctrl-C: the running jobs stop now, not when their trainings end
         client.cancel(list(running))
@@ -174,6 +196,18 @@ def _run_graph(client, jobs, pending, outcome, work_dir, settings, progress_seco
         raise
     finally:
         ticker.set()
+
+
+def _collect(future, job: Job, jobs: list[Job], pending: dict, outcome: FarmOutcome, work_dir: Path) -> None:
+    """A finished future's result, or its failure and the skipping of every job that needs it."""
+    try:
+        outcome.results[job.id] = future.result()
+        outcome.ran.append(job.id)
+    except Exception as error:  # the job's own failure, or its worker died too often (KilledWorker)
+        outcome.failed[job.id] = _why(error, work_dir, job)
+        for dependent in dependents(jobs, job.id):
+            if pending.pop(dependent, None) is not None:
+                outcome.skipped[dependent] = f"needs {job.id}, which failed"
 
 
 def _priority(job: Job) -> int:

@@ -20,10 +20,12 @@ The plan file (schema in the README, section "Training farm")::
 
 A pipeline setting's jobs are its tagger, tokenizer and fold taggers (trained in
 parallel, into the places the pipeline trainer reuses), then the pipeline run that
-tags the folds and trains the parser, then the evaluation.  ``parts_budget_minutes``
-(``{tagger = 5, tokenizer = 3, folds = 3, parser = 20}``) gives each part its own
-budget.  Nothing here runs anything or imports DyNet: a plan is checked whole before
-the first job starts.
+tags the folds and trains the parser (its features and transition system chosen
+from the data unless the options give them), then the evaluation.  A pipeline's
+``budget_minutes`` is the whole pipeline's, cut into the parts' as ``lstmparse
+train --arch pipeline --max-minutes`` cuts it (:mod:`lstmparse.pipeline.recipe`).
+Nothing here runs anything or imports DyNet: a plan is checked whole before the
+first job starts.
 """
 
 from __future__ import annotations
@@ -46,7 +48,6 @@ DEFAULT_SOURCES = {
     "udpipe": ("raw", "tokens"),
 }
 RESUMABLE = {"stacklstm", "pipeline"}  # train --resume continues these; others restart with --overwrite
-PIPELINE_PARTS = ("tagger", "tokenizer", "folds", "parser")
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 SPLITS = ("train", "dev", "test")
 
@@ -76,7 +77,6 @@ class Setting:
     arch: str
     options: dict[str, object]
     budget_minutes: float | None
-    parts_budget_minutes: dict[str, float]
     evaluate: tuple[str, ...]
 
 
@@ -186,7 +186,7 @@ def _setting(table: dict, default_budget: float | None, where: str) -> Setting:
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise ConfigurationError(f"{where}: every [[settings]] needs a name of letters, digits and _.+- only")
     where = f"{where}: setting {name}"
-    unknown = set(table) - {"name", "arch", "options", "budget_minutes", "parts_budget_minutes", "evaluate"}
+    unknown = set(table) - {"name", "arch", "options", "budget_minutes", "evaluate"}
     if unknown:
         raise ConfigurationError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
     arch = table.get("arch", "stacklstm")
@@ -196,15 +196,11 @@ def _setting(table: dict, default_budget: float | None, where: str) -> Setting:
     reserved = {"train", "dev", "model_dir", "seed", "max_minutes", "resume", "overwrite", "arch"} & set(options)
     if reserved:
         raise ConfigurationError(f"{where}: the farm sets {', '.join(sorted(reserved))} itself")
-    parts = table.get("parts_budget_minutes", {})
-    if set(parts) - set(PIPELINE_PARTS):
-        raise ConfigurationError(f"{where}: parts_budget_minutes takes {', '.join(PIPELINE_PARTS)}")
     sources = tuple(table.get("evaluate", DEFAULT_SOURCES[arch]))
     if not set(sources) <= set(SOURCES):
         raise ConfigurationError(f"{where}: evaluate takes {' and '.join(SOURCES)}")
     budget = _minutes(table.get("budget_minutes", default_budget), f"{where}: budget_minutes")
-    part_budgets = {part: _minutes(value, f"{where}: parts_budget_minutes.{part}") for part, value in parts.items()}
-    return Setting(name, arch, dict(options), budget, part_budgets, sources)
+    return Setting(name, arch, dict(options), budget, sources)
 
 
 def option_arguments(options: dict[str, object]) -> list[str]:
@@ -278,17 +274,18 @@ def _train_command(arch: str, train: str, dev: str | None, model_dir: str, seed:
 def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFiles, model_dir: str) -> list[Job]:
     """A pipeline's parts as jobs, trained into the places ``train --arch pipeline --resume`` reuses them from."""
     from lstmparse.pipeline.folds import fold_tagger_directory, fold_training_file
+    from lstmparse.pipeline.recipe import part_budgets
 
     options = dict(setting.options)
     folds = int(options.get("jackknife", 4))
     part_options = {key: options[key] for key in ("epochs",) if key in options}
     tagger_options = part_options | {key: options[key] for key in ("pretrained",) if key in options}
-    budget = {part: setting.parts_budget_minutes.get(part, setting.budget_minutes) for part in PIPELINE_PARTS}
+    budget = part_budgets(setting.budget_minutes, folds)  # the pipeline trainer's own cut of the budget
     seed = base["seed"]
 
     def part_job(step: str, arch: str, train: str, directory: str, extra: dict, needs: tuple = ()) -> Job:
-        part = "folds" if step.startswith("fold-") else step
-        command = _train_command(arch, train, files.dev, directory, seed, budget[part]) + option_arguments(extra)
+        minutes = budget["fold" if step.startswith("fold-") else step]
+        command = _train_command(arch, train, files.dev, directory, seed, minutes) + option_arguments(extra)
         return Job(
             f"{prefix}/{step}",
             **base,
@@ -296,7 +293,7 @@ def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFil
             commands=((step, tuple(command)),),
             needs=needs,
             model_dir=directory,
-            budget_minutes=budget[part],
+            budget_minutes=minutes,
         )
 
     split = Job(
@@ -314,7 +311,7 @@ def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFil
         train = str(fold_training_file(model_dir, k))
         directory = str(fold_tagger_directory(model_dir, k))
         jobs.append(part_job(f"fold-{k}", "tagger", train, directory, tagger_options, (split.id,)))
-    command = _train_command("pipeline", files.train, files.dev, model_dir, seed, budget["parser"])
+    command = _train_command("pipeline", files.train, files.dev, model_dir, seed, setting.budget_minutes)
     command += [*option_arguments(options), "--resume"]
     jobs.append(
         Job(
@@ -325,7 +322,7 @@ def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFil
             needs=tuple(job.id for job in jobs if job.step != "folds"),
             model_dir=model_dir,
             resumable=True,
-            budget_minutes=budget["parser"],
+            budget_minutes=budget["parser"],  # what it trains: the parser, with the parts reused
         )
     )
     return jobs

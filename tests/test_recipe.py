@@ -1,0 +1,137 @@
+"""The pipeline recipe: a treebank folder's files, settings chosen from its data, the budget's cut, the card."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import DATA, first_sentences, run_cli
+
+from lstmparse.errors import ConfigurationError
+from lstmparse.io.formats import read_sentences
+from lstmparse.pipeline.recipe import (
+    BUDGET_SHARES,
+    TreebankFacts,
+    choose_settings,
+    held_out_dev,
+    licence_name,
+    part_budgets,
+    treebank_facts,
+    treebank_folder,
+)
+
+UD = DATA / "ud"
+
+
+def facts(**changes) -> TreebankFacts:
+    values = {
+        "sentences": 100,
+        "words": 1000,
+        "upos_share": 1.0,
+        "feats_share": 0.0,
+        "lemma_share": 1.0,
+        "multiword_tokens": 0,
+        "nonprojective_trees": 0,
+    }
+    return TreebankFacts(**(values | changes))
+
+
+def test_settings_follow_the_data_and_what_is_given_is_kept():
+    plain = choose_settings(facts(), {})
+    assert (plain.features, plain.system) == ("words,pos,chars", "arc-standard")
+    rich = choose_settings(facts(feats_share=0.7, nonprojective_trees=3), {})
+    assert (rich.features, rich.system) == ("words,pos,feats,chars", "arc-swap")
+    assert "3 of 100 training trees are non-projective" in rich.reasons[1]
+    untagged = choose_settings(facts(upos_share=0.0), {"system": "arc-hybrid"})
+    assert (untagged.features, untagged.system) == ("words,chars", "arc-hybrid")
+    assert untagged.reasons[1] == "system arc-hybrid: given"
+
+
+def test_facts_are_read_off_real_treebanks():
+    maltese = treebank_facts(UD / "mt_mudt" / "train.conllu")
+    assert maltese.feats_share == 0.0 and maltese.lemma_share == 0.0 and maltese.sentences == 1123
+    french = treebank_facts(UD / "fr_sequoia" / "train.conllu")
+    assert french.multiword_tokens > 1000 and french.nonprojective_trees == 59 and french.feats_share > 0.5
+
+
+def test_the_budget_is_cut_into_the_parts_and_adds_up_to_the_whole():
+    budgets = part_budgets(60, folds=4)
+    assert sum(BUDGET_SHARES.values()) == pytest.approx(1.0)
+    whole = budgets["tokenizer"] + budgets["tagger"] + 4 * budgets["fold"] + budgets["parser"]
+    assert whole == pytest.approx(60) and budgets["parser"] == pytest.approx(33)
+    assert set(part_budgets(None, 4).values()) == {None}
+
+
+@pytest.mark.parametrize(
+    ("folder", "expected"),
+    [
+        ("hu_szeged", "CC BY-NC-SA 3.0 (non-commercial use only)"),
+        ("el_gdt", "CC BY-NC-SA 3.0 (non-commercial use only)"),
+        ("ta_ttb", "CC BY-NC-SA 3.0 (non-commercial use only)"),
+        ("fr_sequoia", "LGPL-LR"),
+        ("cy_ccg", "CC BY-SA 4.0"),
+        ("en_ewt", "CC BY-SA 4.0"),
+        ("cop_scriptorium", "CC BY 4.0"),
+    ],
+)
+def test_licences_are_named_and_non_commercial_ones_say_so(folder, expected):
+    assert treebank_folder(UD / folder).licence == expected
+
+
+def test_an_unknown_licence_points_to_its_file():
+    assert licence_name("Do what you like.") == "see the treebank's LICENSE.txt"
+
+
+def test_ud_release_names_and_languages_are_found(tmp_path):
+    folder = tmp_path / "UD_French-Sequoia"
+    folder.mkdir()
+    (folder / "fr_sequoia-ud-train.conllu").write_text("", encoding="utf-8")
+    (folder / "fr_sequoia-ud-dev.conllu").write_text("", encoding="utf-8")
+    found = treebank_folder(folder)
+    assert found.dev.name == "fr_sequoia-ud-dev.conllu" and found.test is None and found.language == "fr"
+    with pytest.raises(ConfigurationError, match="no train.conllu nor"):
+        treebank_folder(tmp_path)
+
+
+def test_without_a_dev_file_every_tenth_sentence_is_held_out(tmp_path):
+    source = tmp_path / "train.conllu"
+    source.write_text(first_sentences(UD / "ta_ttb" / "train.conllu", 45), encoding="utf-8")
+    train, dev = held_out_dev(source, tmp_path / "heldout")
+    kept, held = list(read_sentences(str(train))), list(read_sentences(str(dev)))
+    original = list(read_sentences(str(source)))
+    assert len(kept) == 41 and len(held) == 4
+    assert [s.lines for s in held] == [original[i].lines for i in (9, 19, 29, 39)]
+
+
+@pytest.mark.slow
+def test_one_command_trains_a_language_from_its_folder_and_writes_its_card(tmp_path):
+    folder = tmp_path / "ta_small"
+    folder.mkdir()
+    (folder / "train.conllu").write_text(first_sentences(UD / "ta_ttb" / "train.conllu", 60), encoding="utf-8")
+    (folder / "LICENSE.txt").write_text((UD / "ta_ttb" / "LICENSE.txt").read_text(encoding="utf-8"))
+    model = tmp_path / "model"
+    result = run_cli(
+        "train", "--arch", "pipeline", "--treebank", folder, "--model-dir", model, "--epochs", "1",
+        "--jackknife", "2", "--budget-minutes", "2", "--language", "ta",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "has no dev file: every tenth training sentence was held out" in result.stderr
+    card = json.loads((model / "card.json").read_text(encoding="utf-8"))
+    assert card["language"] == "ta" and card["data"] == "ta_small" and "non-commercial" in card["licence"]
+    assert any(
+        choice.startswith("system arc-swap") or choice.startswith("system arc-standard") for choice in card["choices"]
+    )
+    assert "parser: dev LAS" in card["figures"] and card["training"]["command"].startswith("lstmparse train")
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    assert config["training"]["budget_minutes"]["parser"] == pytest.approx(1.1)
+    listed = run_cli("models", env={"LSTMPARSE_MODELS": str(tmp_path)})
+    assert "model" in listed.stdout and " ta " in listed.stdout, listed.stdout
+
+
+def test_treebank_and_train_together_is_one_usage_line(tmp_path):
+    result = run_cli(
+        "train", "--treebank", UD / "ta_ttb", "--train", UD / "ta_ttb" / "train.conllu", "--model-dir", tmp_path / "m"
+    )
+    assert result.returncode == 2 and "--treebank names the training and dev files itself" in result.stderr
+    result = run_cli("train", "--model-dir", tmp_path / "m")
+    assert result.returncode == 2 and "give --train FILE (and --dev FILE) or --treebank DIR" in result.stderr
