@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import FASTEST_MODEL, first_sentences
+from conftest import DATA, FASTEST_MODEL, ROOT, first_sentences
 
 from lstmparse.errors import InputError
 from lstmparse.io.formats import Sentence, read_sentences
@@ -125,3 +125,27 @@ def test_features_outside_the_universal_set_are_not_compared(tmp_path):
     assert scores(GOLD, system, tmp_path)["UFeats"] == 100.0
     system = GOLD.replace("3\tknow\tknow\tVERB\tVB\t_", "3\tknow\tknow\tVERB\tVB\tNumber=Sing")
     assert scores(GOLD, system, tmp_path)["UFeats"] == 75.0
+
+
+def test_a_gold_file_without_a_column_does_not_score_the_measures_that_need_it():
+    """A sample with UPOS only, and UD Maltese (no lemmas, no features), are not judged on what they lack."""
+    from lstmparse.scoring.conll18 import report, unannotated_measures
+
+    sample = list(read_sentences(str(ROOT / "data" / "sample.trees.conllu")))
+    assert set(unannotated_measures(sample)) == {"XPOS", "AllTags", "UFeats", "MLAS", "Lemmas", "BLEX"}
+    maltese = list(read_sentences(str(DATA / "ud" / "mt_mudt" / "dev.conllu")))
+    assert unannotated_measures(maltese) == {
+        "UFeats": "FEATS",
+        "AllTags": "FEATS",
+        "MLAS": "FEATS",
+        "Lemmas": "LEMMA",
+        "BLEX": "LEMMA",
+    }
+    english = list(read_sentences(str(DATA / "ud" / "en_ewt" / "dev.conllu")))
+    assert unannotated_measures(english) == {}
+    table = report(score_documents(document(sample), document(sample)), unannotated_measures(sample))
+    assert "UPOS " in table and "\nXPOS " not in table and "Lemmas " not in table
+    assert (
+        "(not scored: XPOS, AllTags, UFeats, MLAS, Lemmas, BLEX; the gold file leaves FEATS, LEMMA, XPOS blank)"
+        in table
+    )

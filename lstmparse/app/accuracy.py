@@ -13,12 +13,12 @@ trained to).  Either way the output is scored by the CoNLL 2018 measures.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lstmparse.errors import ConfigurationError
 from lstmparse.io.formats import TAG_COLUMNS, Sentence
-from lstmparse.scoring.conll18 import Score, document, score_documents
+from lstmparse.scoring.conll18 import Score, document, score_documents, unannotated_measures
 
 SOURCES = ("raw", "tokens")
 
@@ -30,10 +30,11 @@ class AccuracyRun:
     sentences: list[Sentence]
     scores: dict[str, Score]
     input_note: str
+    unannotated: dict[str, str] = field(default_factory=dict)  # measures the gold file cannot judge
 
     def f1(self) -> dict[str, float]:
-        """Each CoNLL 2018 measure's F1, in percent, rounded as the official scorer prints it."""
-        return {name: round(score.f1, 2) for name, score in self.scores.items()}
+        """Each CoNLL 2018 measure's F1, in percent, rounded as the official scorer prints it (those judged)."""
+        return {name: round(score.f1, 2) for name, score in self.scores.items() if name not in self.unannotated}
 
 
 def raw_text_paragraphs(gold: Sequence[Sentence]) -> tuple[list[str], str]:
@@ -73,7 +74,8 @@ def run_model(pipeline, gold: Sequence[Sentence], source: str, beam: int = 1) ->
         output = list(pipeline.tag(sentences, retag=source == "tokens"))
     else:
         output = [best for best, *_ in pipeline.candidates(sentences, beam, 1)]
-    return AccuracyRun(output, score_documents(document(gold), document(output)), note)
+    scores = score_documents(document(gold), document(output))
+    return AccuracyRun(output, scores, note, unannotated_measures(gold))
 
 
 def evaluate_model(model: str | Path, gold_path: str, source: str, beam: int = 1) -> AccuracyRun:

@@ -108,7 +108,10 @@ def training_card(arch: str, train: str, record: dict, treebank=None, language: 
     ``treebank``: the :class:`~lstmparse.pipeline.recipe.TreebankFolder` it was trained from, if any, whose
     name gives the language (unless ``language``) and whose ``LICENSE.txt`` the licence.
     """
-    card: dict = {"language": language or (treebank.language if treebank is not None else None)}
+    from lstmparse.pipeline.recipe import language_of
+
+    from_folder = treebank.language if treebank is not None else None
+    card: dict = {"language": language or from_folder or language_of(train)}
     card["data"] = treebank.path.name if treebank is not None else train
     card["task"] = _task(arch)
     card["figures"] = dev_figures(record)
@@ -138,6 +141,30 @@ def write_card(directory: str | Path, card: dict) -> None:
 
     text = json.dumps(card, indent=2, ensure_ascii=False) + "\n"
     atomic_write(Path(directory) / CARD, lambda handle: handle.write(text.encode("utf-8")))
+
+
+def model_language(model: str | Path) -> str | None:
+    """The language a model's card names, if it has one (the model by name or directory)."""
+    try:
+        directory = resolve_model(model)
+    except ModelError:
+        return None
+    return _read_card(directory).get("language") or None
+
+
+def pipelines_of(language: str | None) -> list[str]:
+    """The names of the pipeline models of ``language`` that ``--model`` finds."""
+    if language is None:
+        return []
+    found = []
+    for info in available_models():
+        try:
+            arch = model_arch(info.path)
+        except ModelError:
+            continue
+        if arch == PIPELINE_ARCH and info.language == language:
+            found.append(info.name)
+    return found
 
 
 def component_directories(directory: str | Path) -> list[Path]:

@@ -43,7 +43,13 @@ from lstmparse.io.formats import FORMATS, RAW_FORMATS
 @click.option("--workers", type=click.IntRange(min=1), help="local processes, each loading the model once [default: 1]")
 @click.option("--scheduler", help="address of a Dask scheduler (tcp://HOST:8786) to run the shards on instead")
 @click.option("--quiet", is_flag=True, help="no progress bar or summary on stderr")
-@click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=MEMORY_MB)
+@click.option(
+    "--memory-mb",
+    default=backend.DEFAULT_MEMORY_MB,
+    show_default=True,
+    type=MEMORY_MB,
+    help="DyNet's memory pool in each worker, MB",
+)
 @clean_errors
 def parse_corpus(
     shards,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, MODEL, clean_errors, configure_dynet
+from lstmparse.errors import ConfigurationError
 
 
 @click.command()
@@ -60,19 +61,22 @@ def evaluate(gold, system, model, source, output, beam, memory_mb, as_json, fmt)
         click.echo(json.dumps(scores.as_dict(), indent=2) if as_json else scores.report())
         return
     from lstmparse.io.formats import check_trees, read_sentences
-    from lstmparse.scoring.conll18 import document, report, score_documents
+    from lstmparse.scoring.conll18 import document, report, score_documents, unannotated_measures
     from lstmparse.scoring.evaluation import check_tree_shapes, same_words, score_sentences
 
     gold_sentences, system_sentences = list(read_sentences(gold)), list(read_sentences(system))
+    if not gold_sentences:
+        raise ConfigurationError(f"{gold}: no sentences to score against")
     check_tree_shapes(gold_sentences, "gold file's")
     check_tree_shapes(system_sentences, "system's")
     conll18 = score_documents(document(gold_sentences), document(system_sentences), system)
     scores = None
     if same_words(gold_sentences, system_sentences):
         scores = score_sentences(check_trees(gold_sentences), check_trees(system_sentences), system)
+    unannotated = unannotated_measures(gold_sentences)
     if as_json:
         result = scores.as_dict() if scores is not None else {}
-        result["conll18"] = {name: round(score.f1, 2) for name, score in conll18.items()}
+        result["conll18"] = {name: round(s.f1, 2) for name, s in conll18.items() if name not in unannotated}
         click.echo(json.dumps(result, indent=2))
         return
     if scores is not None:
@@ -83,7 +87,7 @@ def evaluate(gold, system, model, source, output, beam, memory_mb, as_json, fmt)
             "from the gold file's (it tokenized the text itself); the CoNLL 2018 table aligns them",
             err=True,
         )
-    click.echo(report(conll18))
+    click.echo(report(conll18, unannotated))
 
 
 def _evaluate_model(gold: str, model: str, source: str, output: str | None, beam: int, memory_mb: int, as_json: bool):
@@ -100,4 +104,4 @@ def _evaluate_model(gold: str, model: str, source: str, output: str | None, beam
     if output is not None:
         with open_output(output, (gold,)) as handle:
             handle.writelines(sentence.to_conllu() for sentence in run.sentences)
-    click.echo(json.dumps({"conll18": run.f1()}, indent=2) if as_json else report(run.scores))
+    click.echo(json.dumps({"conll18": run.f1()}, indent=2) if as_json else report(run.scores, run.unannotated))

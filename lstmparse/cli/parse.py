@@ -121,7 +121,13 @@ PROCESSORS = StageList()
     "(beam and k-best 8 unless --beam/--kbest say otherwise; only the best tree is written unless --kbest > 1)",
 )
 @click.option("--quiet", is_flag=True, help="no progress or speed report on stderr")
-@click.option("--memory-mb", default=backend.DEFAULT_MEMORY_MB, show_default=True, type=MEMORY_MB)
+@click.option(
+    "--memory-mb",
+    default=backend.DEFAULT_MEMORY_MB,
+    show_default=True,
+    type=MEMORY_MB,
+    help="DyNet's memory pool, MB (each --jobs process has its own)",
+)
 @clean_errors
 def parse(
     model_dir,
@@ -219,13 +225,35 @@ def _parse_dependency(models, input_file, output_file, formats, search, quiet, m
         sentences += 1
         words += len(candidates[0])
     seconds = max(time.time() - start, 1e-9)
-    if not quiet:
+    if sentences == 0:
+        click.echo(f"lstmparse: warning: {_input_name(input_file)} holds no sentences; nothing was parsed", err=True)
+    elif not quiet:
         click.echo(
             f"{'parsed' if 'parse' in stages else 'processed'} {sentences} sentences, {words} words in "
             f"{seconds:.1f} s ({sentences / seconds:.1f} sentences/s, {words / seconds:.0f} words/s); "
             f"model loaded in {load_seconds:.2f} s",
             err=True,
         )
+
+
+def _input_name(input_file: str) -> str:
+    return "the standard input" if input_file == "-" else input_file
+
+
+def _pipelines_hint(model) -> str:
+    """Pipelines of the model's own language by name, or how to train one; never another language's."""
+    from lstmparse.app.catalog import model_language, pipelines_of
+
+    language = model_language(model)
+    names = pipelines_of(language)
+    if names:
+        return f"a pipeline model of its language ({', '.join(names)})"
+    if language:
+        return (
+            f"a pipeline model (none for language {language!r} is installed: "
+            "lstmparse train --arch pipeline --treebank DIR trains one)"
+        )
+    return "a pipeline model (lstmparse models lists them)"
 
 
 def _check_stages(pipeline, processors: list[str] | None, input_format: str, retag: bool, model) -> list[str]:
@@ -238,8 +266,8 @@ def _check_stages(pipeline, processors: list[str] | None, input_format: str, ret
         raise ConfigurationError(f"--processors {','.join(stages)}: {model} has no {' or '.join(missing)} stage")
     if input_format in RAW_FORMATS and "tokenize" not in stages:
         raise ConfigurationError(
-            f"--input-format {input_format} needs a tokenizer: a pipeline model (such as the default, "
-            f"{DEFAULT_MODEL.name}) or --tokenizer; {model} has none"
+            f"--input-format {input_format} needs a tokenizer: {_pipelines_hint(model or DEFAULT_MODEL)} or "
+            f"--tokenizer; {model} has none"
         )
     if retag and "tag" not in stages:
         raise ConfigurationError(f"--retag needs a tagger: a pipeline model or --tagger; {model} has none")

@@ -11,7 +11,13 @@ from lstmparse.cli.common import EXISTING_FILE, clean_errors
 
 @click.command()
 @click.argument("input_file", default="-")
-@click.option("--input-format", type=click.Choice(["conllu", "conllx", "ptb"]), default="conllu", show_default=True)
+@click.option(
+    "--input-format",
+    type=click.Choice(["conllu", "conllx", "ptb"]),
+    default="conllu",
+    show_default=True,
+    help="dependency trees (CoNLL-U, CoNLL-X) or bracketed constituency trees (ptb)",
+)
 @click.option("--gold", type=EXISTING_FILE, help="gold CoNLL-U: words whose head or label differs are marked red")
 @click.option("--output", "output_file", default="-", show_default=True, help="HTML file, - for stdout")
 @click.option(

@@ -19,7 +19,7 @@ from lstmparse.cli.common import MEMORY_MB, MODEL, clean_errors
     "[default: en_ewt_pipeline]",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (0.0.0.0: every interface)")
-@click.option("--port", default=8001, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--port", default=8001, show_default=True, type=click.IntRange(1, 65535), help="TCP port to listen on")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1), help="parsing processes")
 @click.option("--max-chars", default=1_000_000, show_default=True, type=click.IntRange(min=1), help="per request")
 @click.option("--max-sentences", default=10_000, show_default=True, type=click.IntRange(min=1), help="per request")

@@ -21,7 +21,13 @@ from lstmparse.stacklstm.systems import SYSTEMS
 @click.option("--pseudo-projective", is_flag=True, help="run on projectivized trees")
 @click.option("--transitions", is_flag=True, help="print each sentence's action sequence on stdout")
 @click.option("--check", is_flag=True, help="exit 1 unless every tree the system can build is reproduced")
-@click.option("--input-format", type=click.Choice(["conllu", "conllx"]), default="conllu", show_default=True)
+@click.option(
+    "--input-format",
+    type=click.Choice(["conllu", "conllx"]),
+    default="conllu",
+    show_default=True,
+    help="the treebank's format",
+)
 @clean_errors
 def oracle(treebank, system, pseudo_projective, transitions, check, input_format) -> None:
     """Run the static oracle on every tree of TREEBANK and report what it reproduces."""

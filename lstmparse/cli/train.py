@@ -327,11 +327,22 @@ def train(**given) -> None:
     treebank, data_notes = _training_files(explicit, given["model_dir"])
     options = options_class.from_command_line(explicit)
     configure_dynet(seed=seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY)
-    record = family(arch).trainer_function()(options)  # imported now that DyNet is configured
+    try:
+        record = family(arch).trainer_function()(options)  # imported now that DyNet is configured
+    except KeyboardInterrupt:
+        click.echo(f"lstmparse: interrupted; {_how_to_continue(arch)}", err=True)
+        sys.exit(130)
     card = training_card(arch, options.train, record, treebank, given["language"], data_notes)
     card["training"] = {"command": "lstmparse " + " ".join(sys.argv[1:]), "minutes": (time.time() - started) / 60}
     write_card(options.model_dir, card)
     click.echo(f"{_summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)
+
+
+def _how_to_continue(arch: str) -> str:
+    """What continues an interrupted training: --resume where the family can, else a new run."""
+    if arch in STACK + SEQ2SEQ + PIPELINE:  # the families --resume applies to
+        return "the same command with --resume continues from the last finished epoch (or part)"
+    return "the model of the best epoch so far is in MODEL_DIR; the same command with --overwrite starts again"
 
 
 def _training_files(explicit: dict, model_dir: str):

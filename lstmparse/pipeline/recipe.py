@@ -46,11 +46,7 @@ class TreebankFolder:
     @property
     def language(self) -> str | None:
         """The ISO code UD puts first in a treebank's name (``fr`` of ``fr_sequoia``, ``UD_French-Sequoia`` aside)."""
-        for name in (self.path.name, self.train.name):
-            match = LANGUAGE.match(name)
-            if match:
-                return match.group(1)
-        return None
+        return language_of(self.train)
 
     @property
     def licence(self) -> str | None:
@@ -60,6 +56,17 @@ class TreebankFolder:
         except OSError:
             return None
         return licence_name(text)
+
+
+def language_of(path: str | Path) -> str | None:
+    """The language code a treebank file's name or folder gives (``fr_sequoia-ud-train.conllu``,
+    ``fr_sequoia/train.conllu``), or None."""
+    path = Path(path)
+    for name in (path.name, path.parent.name):
+        match = LANGUAGE.match(name)
+        if match:
+            return match.group(1)
+    return None
 
 
 def licence_name(text: str) -> str:

@@ -289,11 +289,38 @@ def evaluate_conll18(gold_path: str, system_path: str) -> dict[str, Score]:
     return score_documents(gold, system, system_path)
 
 
-def report(scores: dict[str, Score]) -> str:
-    """The scorer's table: each measure's precision, recall and F1."""
+# the measures that need a column, by the Token field that holds it
+MEASURES_OF_COLUMN = {
+    "upos": ("UPOS", "AllTags", "MLAS"),
+    "xpos": ("XPOS", "AllTags"),
+    "feats": ("UFeats", "AllTags", "MLAS"),
+    "lemma": ("Lemmas", "BLEX"),
+}
+
+
+def unannotated_measures(gold: Sequence[Sentence]) -> dict[str, str]:
+    """The measures a gold file cannot judge, because it leaves a column they need blank (``_``) on every word.
+
+    A file without lemmas (UD Maltese) scores no Lemmas; one whose tags were left
+    out scores no XPOS: a system would otherwise look wrong on every word.  Maps
+    each measure to the column it lacks.
+    """
+    tokens = [token for sentence in gold for token in sentence.tokens]
+    blank = [column for column in MEASURES_OF_COLUMN if tokens and all(getattr(t, column) in ("", "_") for t in tokens)]
+    return {measure: column.upper() for column in blank for measure in MEASURES_OF_COLUMN[column]}
+
+
+def report(scores: dict[str, Score], unannotated: dict[str, str] | None = None) -> str:
+    """The scorer's table: each measure's precision, recall and F1 (a measure the gold file cannot judge: left out)."""
     lines = ["Metric     | Precision |    Recall |  F1 Score", "-----------+-----------+-----------+-----------"]
+    unannotated = unannotated or {}
     for name, score in scores.items():
+        if name in unannotated:
+            continue
         precision = 100.0 * score.correct / score.system if score.system else 0.0
         recall = 100.0 * score.correct / score.gold if score.gold else 0.0
         lines.append(f"{name:<11}|{precision:10.2f} |{recall:10.2f} |{score.f1:10.2f}")
+    if unannotated:
+        columns = sorted(set(unannotated.values()))
+        lines.append(f"(not scored: {', '.join(unannotated)}; the gold file leaves {', '.join(columns)} blank)")
     return "\n".join(lines)

@@ -85,7 +85,8 @@ def train_tagger(options: TaggerOptions, log: TextIO = sys.stderr) -> dict:
         tagger = Tagger.from_sentences(train, dims)
     record = new_record(options, pretrained=options.pretrained)
     print(
-        f"training a tagger on {len(train)} sentences, {len(tagger.vocabs['words'])} words, "
+        f"training a tagger on {len(train)} sentences, {sum(len(s) for s in train)} words "
+        f"({len(tagger.vocabs['words'])} distinct), "
         + ", ".join(f"{len(tagger.vocabs[c]) - 1} {c.upper()}" for c in COLUMNS)
         + (f", {len(tagger.vocabs[LEMMA]) - 1} lemma rules" if dims.lemmas else "")
         + f", {tagger.model.parameter_count()} parameters",

@@ -157,3 +157,16 @@ def test_records_group_a_cells_jobs_and_count_training_cpu_only():
     assert "| ta_ttb | pipeline | 1 |" in markdown([record])
     del results[evaluation]
     assert records(jobs, results) == []  # no evaluation yet: no record
+
+
+def test_the_longest_chains_start_first():
+    from lstmparse.app.farm.engine import critical_paths
+
+    jobs = list(smoke_jobs().values())
+    paths = critical_paths(jobs)
+    prefix = "ta_ttb/pipeline/s1"
+    # the smoke plan's budget is 0.25 minutes: the parser 55%, each of two fold taggers 10%; an evaluation counts 1
+    assert paths[f"{prefix}/evaluate"] == 1.0
+    assert paths[f"{prefix}/pipeline"] == pytest.approx(0.25 * 0.55 + 1.0)
+    assert paths[f"{prefix}/folds"] == pytest.approx(1.0 + 0.25 * 0.10 + paths[f"{prefix}/pipeline"])
+    assert paths[f"{prefix}/folds"] > paths[f"{prefix}/tagger"] > paths[f"{prefix}/tokenizer"]

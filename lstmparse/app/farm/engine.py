@@ -156,7 +156,7 @@ def run_farm(
 
 
 def _run_graph(client, jobs, pending, outcome, work_dir, settings, progress_seconds, log) -> None:  # noqa: PLR0913
-    """Keep every worker thread busy with a ready job (its needs done), evaluations first, then the longest.
+    """Keep every worker thread busy with a ready job (its needs done), evaluations first, then the longest chains.
 
     The farm holds the queue itself and gives the cluster only as many jobs as it has
     threads, so a job starts on whichever worker frees first (Dask's own placement of
@@ -166,11 +166,12 @@ def _run_graph(client, jobs, pending, outcome, work_dir, settings, progress_seco
     from distributed import wait
 
     running: dict = {}
+    paths = critical_paths(jobs)
 
     def submit_ready() -> None:
         free = sum(client.nthreads().values()) - len(running)
         ready = [job for job in pending.values() if all(need in outcome.results for need in job.needs)]
-        for job in sorted(ready, key=_priority, reverse=True)[: max(free, 0)]:
+        for job in sorted(ready, key=lambda job: _priority(job, paths), reverse=True)[: max(free, 0)]:
             key = f"farm:{job.id}:{time.time_ns()}"
             running[client.submit(run_job, job, str(work_dir), settings, key=key, pure=False)] = job
             del pending[job.id]
@@ -210,11 +211,30 @@ def _collect(future, job: Job, jobs: list[Job], pending: dict, outcome: FarmOutc
                 outcome.skipped[dependent] = f"needs {job.id}, which failed"
 
 
-def _priority(job: Job) -> int:
-    """Evaluations first (results come in as cells finish, and they are short), then the longest budgets first."""
-    if not job.trains:
-        return 1_000_000
-    return int((job.budget_minutes or 0) * 60)
+def critical_paths(jobs: list[Job]) -> dict[str, float]:
+    """Each job's minutes to the end of the plan: its budget and the longest chain of jobs that need it.
+
+    Starting the longest chains first keeps both cores busy to the end: a pipeline's
+    fold taggers and tagger start before its tokenizer, since its parser waits on them.
+    """
+    needed_by: dict[str, list[str]] = {}
+    for job in jobs:
+        for need in job.needs:
+            needed_by.setdefault(need, []).append(job.id)
+    by_id, lengths = {job.id: job for job in jobs}, {}
+
+    def length(job_id: str) -> float:
+        if job_id not in lengths:
+            own = by_id[job_id].budget_minutes or 1.0
+            lengths[job_id] = own + max((length(d) for d in needed_by.get(job_id, [])), default=0.0)
+        return lengths[job_id]
+
+    return {job.id: length(job.id) for job in jobs}
+
+
+def _priority(job: Job, paths: dict[str, float]) -> float:
+    """Evaluations first (short, and their results are what the user waits for), then the longest chains."""
+    return float("inf") if not job.trains else paths[job.id]
 
 
 def _why(error: Exception, work_dir: Path, job: Job) -> str:

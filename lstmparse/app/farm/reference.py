@@ -19,7 +19,7 @@ from lstmparse.app.accuracy import blank_columns, raw_text_paragraphs
 from lstmparse.app.farm.plan import Job
 from lstmparse.errors import ConfigurationError
 from lstmparse.io.formats import TAG_COLUMNS, read_sentences
-from lstmparse.scoring.conll18 import document, score_documents
+from lstmparse.scoring.conll18 import document, score_documents, unannotated_measures
 
 UDPIPE_SCRIPT = Path(__file__).with_name("udpipe_reference.py")  # runs under UDPipe's interpreter
 
@@ -50,9 +50,11 @@ def run_udpipe_job(job: Job, work_dir: str, python: str | None, log: TextIO) -> 
     for split, gold in (("dev", dev), ("test", test)):
         if gold is None:
             continue
-        gold_document = document(list(read_sentences(gold)))
+        gold_sentences = list(read_sentences(gold))
+        gold_document, unannotated = document(gold_sentences), unannotated_measures(gold_sentences)
         for source in ("raw", "tokens"):
             system = model_dir / f"{split}.{source}.conllu"
             scores = score_documents(gold_document, document(list(read_sentences(str(system)))), str(system))
-            outputs[f"{split}.{source}"] = {"conll18": {name: round(s.f1, 2) for name, s in scores.items()}}
+            f1 = {name: round(s.f1, 2) for name, s in scores.items() if name not in unannotated}
+            outputs[f"{split}.{source}"] = {"conll18": f1}
     return cpu, outputs
