@@ -93,6 +93,8 @@ def test_readme_shell_examples_run(tmp_path):
         )
         assert result.returncode == 0, f"{block}\n{result.stderr}"
         assert result.stdout.strip(), block
+    left = sorted(p.name for p in tmp_path.iterdir() if not p.is_symlink())
+    assert left == [], f"the README's examples left {left} in the directory they ran from"
 
 
 def test_default_model_tags_and_lemmatizes_what_is_untagged(parser):
