@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -68,8 +69,27 @@ def test_lstmparse_models_directories_come_first_and_list_every_model(tmp_path):
     assert listed["en_ewt_pipeline"]["language"] == "en" and "LAS" in listed["en_ewt_pipeline"]["figures"]
     assert 15 < listed["en_ewt_pipeline"]["size_mb"] < 30  # its parser, named by the manifest, counts
     table = cli("models", env=env)
-    assert table.returncode == 0 and table.stdout.splitlines()[0].split()[:4] == ["name", "task", "lang", "MB"]
+    assert table.returncode == 0 and table.stdout.splitlines()[0].split() == ["name", "lang", "MB", "use", "task"]
     assert {line.split()[0] for line in table.stdout.splitlines()[1:]} == set(listed)
+    assert max(len(line) for line in table.stdout.splitlines()) <= 100  # details: models NAME or --json
+
+
+def test_one_model_in_full_and_non_commercial_data_marked_wherever_listed(tmp_path):
+    mine = tmp_path / "mine"
+    shutil.copytree(MODELS / "en_ewt_wp", mine / "hu_parser")
+    card = {"language": "hu", "task": "dependency parser", "licence": "CC BY-NC-SA 3.0 (non-commercial use only)"}
+    (mine / "hu_parser" / "card.json").write_text(json.dumps(card), encoding="utf-8")
+    env = {**os.environ, "LSTMPARSE_MODELS": str(mine)}
+    row = next(line for line in cli("models", env=env).stdout.splitlines() if line.startswith("hu_parser"))
+    assert row.split()[:2] == ["hu_parser", "hu"] and " NC " in row
+    details = cli("models", "hu_parser", env=env)
+    assert (
+        details.returncode == 0
+        and "non-commercial use only" in details.stdout
+        and "non_commercial True" in details.stdout
+    )
+    (record,) = map(json.loads, cli("models", "hu_parser", "--json", env=env).stdout.splitlines())
+    assert record["non_commercial"] is True and record["language"] == "hu"
 
 
 def test_an_unknown_name_is_one_line_naming_where_it_was_looked_for():

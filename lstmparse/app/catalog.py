@@ -11,7 +11,7 @@ hold a ``card.json`` (``language``, ``data``, ``task``, ``figures``) that
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
@@ -56,6 +56,13 @@ class ModelInfo:
     language: str
     size_mb: float
     figures: str
+    licence: str = ""
+    card: dict = field(default_factory=dict)  # everything the model's card.json says
+
+    @property
+    def non_commercial(self) -> bool:
+        """Trained on data whose licence allows non-commercial use only (the model carries it)."""
+        return "non-commercial" in self.licence.lower() or "-nc" in self.licence.lower()
 
 
 def available_models() -> list[ModelInfo]:
@@ -78,6 +85,8 @@ def model_info(directory: Path) -> ModelInfo:
         language=card.get("language", "?"),
         size_mb=_size_mb(directory),
         figures=card.get("figures", ""),
+        licence=card.get("licence", ""),
+        card=card,
     )
 
 
