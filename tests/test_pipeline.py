@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import FASTEST_MODEL, assert_one_error_line
+from conftest import FASTEST_MODEL, ROOT, assert_one_error_line, run_cli
 from conftest import run_cli as lstmparse
 
 from lstmparse.io.formats import read_sentences
@@ -208,3 +208,31 @@ def test_batch_size_one_streams_through_every_stage_of_the_default_pipeline(inpu
         assert b"\tBye\t" in rest and process.wait(timeout=120) == 0
     finally:
         process.kill()
+
+
+def test_a_pipeline_from_parts_trained_before_parses_as_the_parts_do(tmp_path):
+    """train --arch pipeline --parser P --tagger T --tokenizer K: no training, the same trees as the parts together."""
+    models = ROOT / "models"
+    parts = [
+        "--parser",
+        models / "en_ewt_upos",
+        "--tagger",
+        models / "en_ewt_pipeline",
+        "--tokenizer",
+        models / "en_ewt_pipeline",
+    ]
+    result = run_cli("train", "--arch", "pipeline", *parts, "--model-dir", tmp_path / "p")
+    assert result.returncode == 0, result.stderr
+    assert (
+        "parser: " in result.stderr and "(given, not trained)" in result.stderr and "training into" not in result.stderr
+    )
+    text = "Dogs bark. The committee approved the new budget on Tuesday."
+    ours = run_cli("parse", "--model", tmp_path / "p", "--input-format", "raw", "--quiet", stdin=text)
+    theirs = run_cli(
+        "parse", "--model", models / "en_ewt_upos", "--tagger", models / "en_ewt_pipeline",
+        "--tokenizer", models / "en_ewt_pipeline", "--input-format", "raw", "--quiet", stdin=text,
+    )  # fmt: skip
+    assert ours.returncode == 0 and ours.stdout == theirs.stdout and ours.stdout.count("\troot\t") == 2
+    wrong_parts = [*parts[2:], "--parser", models / "en_ewt_pipeline" / "tagger"]
+    wrong = run_cli("train", "--arch", "pipeline", *wrong_parts, "--model-dir", tmp_path / "q")
+    assert_one_error_line(wrong, "--parser", "a tagger model, not a parser")

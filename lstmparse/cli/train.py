@@ -301,6 +301,29 @@ def _learning_rate_default(options_class: type) -> object:
     "(not in the paper)",
 )
 @family_option(
+    "--parser",
+    "parser_model",
+    type=click.Path(exists=True, file_okay=False),
+    families=PIPELINE,
+    help="a parser trained before (or a pipeline with one): the pipeline takes it as it is, trains no parser and no "
+    "jack-knife folds",
+)
+@family_option(
+    "--tagger",
+    "tagger_model",
+    type=click.Path(exists=True, file_okay=False),
+    families=PIPELINE,
+    help="a tagger trained before (or a pipeline with one), taken as it is",
+)
+@family_option(
+    "--tokenizer",
+    "tokenizer_model",
+    type=click.Path(exists=True, file_okay=False),
+    families=PIPELINE,
+    help="a tokenizer trained before (or a pipeline with one), taken as it is; with all three parts given, no "
+    "--train is needed",
+)
+@family_option(
     "--jackknife",
     type=click.IntRange(min=2),
     families=PIPELINE,
@@ -350,7 +373,8 @@ def _training_files(explicit: dict, model_dir: str):
     from lstmparse.pipeline.recipe import held_out_dev, treebank_folder
 
     if explicit.get("treebank") is None:
-        if explicit.get("train_file") is None:
+        every_part = all(explicit.get(f"{part}_model") for part in ("parser", "tagger", "tokenizer"))
+        if explicit.get("train_file") is None and not every_part:
             raise click.UsageError("give --train FILE (and --dev FILE) or --treebank DIR")
         return None, []
     if explicit.get("train_file") is not None or explicit.get("dev_file") is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lstmparse.core.options import RunOptions, common_values, given_fields
 from lstmparse.stacklstm.options import DEFAULT_FEATURES, StackLSTMOptions, parse_features
@@ -23,6 +23,7 @@ class PipelineOptions(RunOptions):
     pretrained: str | None = None  # word2vec text file for the taggers (and the parser, if its features name it)
     resume: bool = False  # reuse the parts (and jack-knifed data) already in model_dir that match this run
     choose: tuple[str, ...] = ()  # parser settings chosen from the training data (lstmparse.pipeline.recipe)
+    given_parts: dict[str, str] = field(default_factory=dict)  # parts already trained: copied, not trained
 
     @classmethod
     def from_command_line(cls, given: dict) -> PipelineOptions:
@@ -30,7 +31,14 @@ class PipelineOptions(RunOptions):
         parser_given = {name: value for name, value in given.items() if name != "resume"}
         if "pretrained" not in parse_features(given.get("features", ",".join(DEFAULT_FEATURES))):
             parser_given.pop("pretrained", None)  # the taggers' vectors; the parser reads them only when asked
+        parser_given.setdefault("train_file", "")  # every part given: nothing to train on
         parser = StackLSTMOptions.from_command_line(parser_given | {"model_dir": ""})
         values = common_values(given) | given_fields(given, "jackknife", "pretrained", "resume")
         choose = tuple(name for name in ("features", "system") if name not in given)
-        return cls(**values, parser=parser, choose=choose)
+        parts = {
+            part: str(given[f"{part}_model"])
+            for part in ("parser", "tagger", "tokenizer")
+            if given.get(f"{part}_model")
+        }
+        values.setdefault("train", "")  # every part given: nothing to train on
+        return cls(**values, parser=parser, choose=choose, given_parts=parts)

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import TextIO
 
 from lstmparse.core.families import family
-from lstmparse.core.model_io import CONFIG, atomic_write
+from lstmparse.core.model_io import CONFIG, atomic_write, model_arch
 from lstmparse.core.options import RunOptions
+from lstmparse.errors import ModelError
 from lstmparse.io.formats import read_sentences
 from lstmparse.pipeline.folds import (
     fold_tagger_directory,
@@ -36,7 +37,7 @@ from lstmparse.pipeline.folds import (
     write_fold_training_file,
     write_sentences,
 )
-from lstmparse.pipeline.manifest import ARCH
+from lstmparse.pipeline.manifest import ARCH, PART_ARCHS, part_directories
 from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.pipeline.recipe import choose_settings, part_budgets, treebank_facts
 from lstmparse.stacklstm.options import StackLSTMOptions, parse_features
@@ -54,8 +55,16 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     budgets = part_budgets(options.max_minutes, options.jackknife)
     if options.max_minutes is not None:
         record["budget_minutes"] = {part: round(minutes, 2) for part, minutes in budgets.items()}
+    for name, source in options.given_parts.items():
+        record["parts"][name] = _given_part(name, source, directory, log)
+    if "parser" in options.given_parts:
+        for name, options_class in (("tagger", TaggerOptions), ("tokenizer", TokenizerOptions)):
+            if name not in options.given_parts:
+                record["parts"][name] = _trained(name, options_class, options, log)
+        return _write_manifest(directory, record, started)
     parser_settings = _chosen_parser_settings(options, record, log)
-    record["parts"]["tagger"] = _trained("tagger", TaggerOptions, options, log)
+    if "tagger" not in options.given_parts:
+        record["parts"]["tagger"] = _trained("tagger", TaggerOptions, options, log)
     train_tagged, dev_tagged = jackknifed(options, log)
     parser_options = dataclasses.replace(
         options.parser or StackLSTMOptions(train=options.train, model_dir=""),
@@ -69,11 +78,36 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
         parser_options.epochs = options.epochs
     parser_options.max_minutes = budgets["parser"]
     record["parts"]["parser"] = _train_or_reuse("parser", "stacklstm", parser_options, options.resume, log)
-    record["parts"]["tokenizer"] = _trained("tokenizer", TokenizerOptions, options, log)
+    if "tokenizer" not in options.given_parts:
+        record["parts"]["tokenizer"] = _trained("tokenizer", TokenizerOptions, options, log)
+    return _write_manifest(directory, record, started)
+
+
+def _write_manifest(directory: Path, record: dict, started: float) -> dict:
+    """The pipeline's manifest, naming its parts in their places under ``directory``; the record, timed."""
     manifest = {"arch": ARCH, "parts": {name: name for name in ("tokenizer", "tagger", "parser")}, "training": record}
     atomic_write(directory / CONFIG, lambda handle: handle.write(json.dumps(manifest, indent=2).encode("utf-8")))
     record["total_seconds"] = round(time.time() - started, 1)
     return record
+
+
+def _given_part(name: str, source: str, directory: Path, log: TextIO) -> dict:
+    """A part trained before, copied into the pipeline's place for it (a pipeline given: its part of that name)."""
+    found = Path(source)
+    if model_arch(found) == ARCH:
+        parts = part_directories(found)
+        if name not in parts:
+            raise ModelError(f"--{name} {source}: a pipeline without a {name}")
+        found = parts[name]
+    if PART_ARCHS.get(model_arch(found)) != name:
+        raise ModelError(f"--{name} {source}: a {model_arch(found)} model, not a {name}")
+    target = directory / name
+    if target.resolve() != found.resolve():
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(found, target, ignore=shutil.ignore_patterns("checkpoint", "epochs"))
+    print(f"{name}: {found} (given, not trained)", file=log)
+    return {"given": str(found), **_summary(_finished_record(target) or {})}
 
 
 def _chosen_parser_settings(options: PipelineOptions, record: dict, log: TextIO) -> dict:
