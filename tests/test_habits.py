@@ -160,3 +160,24 @@ def test_constituency_output_from_raw_text_keeps_sentence_ids_and_text():
     records = [json.loads(line) for line in as_json.stdout.splitlines()]
     assert [r["comments"]["constituency"] for r in records] == brackets.stdout.splitlines()
     assert [r["sent_id"] for r in records] == ["1", "2", "3"]
+
+
+def test_loaded_models_say_what_they_are_and_point_to_the_right_call():
+    """Issue 45: repr named no kind, a Parser called on text said only 'not callable', a string reached parse()
+    and raised only when iterated."""
+    import lstmparse
+
+    pipeline = lstmparse.load("en_ewt_pipeline")
+    assert repr(pipeline) == "<lstmparse pipeline 'en_ewt_pipeline' (en): tokenize, tag, parse>"
+    assert repr(pipeline.tagger).startswith("<lstmparse tagger 'tagger' (en): UPOS, XPOS, FEATS")
+    parser = lstmparse.load("en_ewt_upos")
+    assert repr(parser) == "<lstmparse parser 'en_ewt_upos' (en): arc-hybrid, features words,pos,chars>"
+    with pytest.raises(TypeError, match=r"a Parser reads tokenized sentences: parser.parse\("):
+        parser("Le chat dort.")
+    for call in (pipeline.parse, pipeline.tag, parser.parse, pipeline.tagger.tag):
+        with pytest.raises(TypeError, match="got one str"):
+            call("Dogs bark .")  # at the call, not when the result is iterated
+    assert [s.forms for s in pipeline.parse_text("Dogs bark. Cats sleep.")] == [
+        ["Dogs", "bark", "."],
+        ["Cats", "sleep", "."],
+    ]

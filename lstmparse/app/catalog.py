@@ -17,12 +17,10 @@ from pathlib import Path
 from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
 from lstmparse.core.ensembles import member_directories
 from lstmparse.core.families import BY_ARCH
-from lstmparse.core.model_io import CONFIG, model_arch, model_search_path
+from lstmparse.core.model_io import CARD, CONFIG, model_arch, model_search_path
 from lstmparse.errors import ModelError
 from lstmparse.pipeline.manifest import ARCH as PIPELINE_ARCH
 from lstmparse.pipeline.manifest import part_directories
-
-CARD = "card.json"
 
 
 def search_path() -> list[Path]:
@@ -95,6 +93,7 @@ def _task(arch: str) -> str:
 
 
 def _read_card(directory: Path) -> dict:
+    """The model's own card (not its pipeline's: ``lstmparse models`` lists what each directory says of itself)."""
     try:
         card = json.loads((directory / CARD).read_text(encoding="utf-8"))
     except (OSError, ValueError):

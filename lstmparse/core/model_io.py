@@ -50,6 +50,31 @@ def model_search_path() -> list[Path]:
     return [*user, checkout, Path(sys.prefix) / "share" / "lstmparse" / "models"]
 
 
+CARD = "card.json"  # a model's description: language, data, task, figures, licence (lstmparse.app.catalog)
+
+
+def read_card(directory: str | Path) -> dict:
+    """A model directory's ``card.json`` (a pipeline's part: the pipeline's), or an empty dict."""
+    directory = Path(directory)
+    for place in (directory, directory.parent):
+        try:
+            card = json.loads((place / CARD).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(card, dict):
+            return card
+    return {}
+
+
+def model_repr(kind: str, source: str | Path | None, details: str = "") -> str:
+    """How a loaded model shows itself: ``<lstmparse parser 'en_ewt_upos' (en): ...>``."""
+    if source is None:
+        return f"<lstmparse {kind}{': ' + details if details else ''}>"
+    language = read_card(source).get("language")
+    where = f" {Path(source).name!r}" + (f" ({language})" if language else "")
+    return f"<lstmparse {kind}{where}{': ' + details if details else ''}>"
+
+
 def models_directory(holding: str = "en_ewt_pipeline") -> Path:
     """The first directory of the search path that holds the model ``holding`` (else the last one)."""
     directories = model_search_path()

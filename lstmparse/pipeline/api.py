@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from lstmparse.core.model_io import model_arch
+from lstmparse.core.model_io import model_arch, model_repr
 from lstmparse.errors import ModelError
 from lstmparse.io.document import Document
 from lstmparse.io.formats import RAW_FORMATS, Sentence, read_sentences
@@ -33,6 +33,10 @@ class Pipeline:
     ) -> None:
         self.parser, self.tagger, self.tokenizer = parser, tagger, tokenizer
         self.parts: dict[str, Path] = {}
+        self.source: Path | None = None  # the model directory it was assembled from, for repr
+
+    def __repr__(self) -> str:
+        return model_repr("pipeline", self.source, ", ".join(self.processors))
 
     def __call__(self, text: str, batch_size: int = 32) -> Document:
         """Raw text to a :class:`~lstmparse.io.document.Document` of parsed sentences (tagged only without a parser)."""
@@ -59,6 +63,7 @@ class Pipeline:
             Tokenizer.load(parts["tokenizer"]) if "tokenizer" in parts else None,
         )
         pipeline.parts = parts
+        pipeline.source = Path(model) if model is not None else None
         return pipeline
 
     @classmethod

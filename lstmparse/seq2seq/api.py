@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from lstmparse.core.batching import SENTENCE_WINDOW, windows
 from lstmparse.core.ensembles import SEQ2SEQ_ENSEMBLE as ENSEMBLE_ARCH
-from lstmparse.core.model_io import model_arch
+from lstmparse.core.model_io import model_arch, model_repr
 from lstmparse.errors import InputError, ModelError
 from lstmparse.io.formats import Sentence
 from lstmparse.io.inputs import as_sentence
@@ -52,9 +52,21 @@ class ConstituencyParser:
     the Penn tags of an English UD tagger), else ``XX`` as in the paper.
     """
 
-    def __init__(self, model, tagger=None) -> None:
+    def __init__(self, model, tagger=None, source: str | Path | None = None) -> None:
         self.model = model
         self.tagger = tagger
+        self.source = source  # the model directory, for repr
+
+    def __repr__(self) -> str:
+        members = getattr(self.model, "members", None)
+        details = f"ensemble of {len(members)}" if members else "sequence to sequence with attention"
+        return model_repr("constituency parser", self.source, details + (", with a tagger" if self.tagger else ""))
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(
+            "a ConstituencyParser reads tokenized sentences: parser.parse([['Dogs', 'bark', '.']]); for raw text, "
+            "tokenize first (a pipeline's tokenize(text))"
+        )
 
     @classmethod
     def load(cls, path: str | Path, tagger: str | Path | None = None) -> ConstituencyParser:
@@ -67,7 +79,7 @@ class ConstituencyParser:
             model = Seq2SeqEnsemble.load(path)
         else:
             model = Seq2SeqParser.load(str(path))
-        return cls(model, _load_tagger(tagger) if tagger is not None else None)
+        return cls(model, _load_tagger(tagger) if tagger is not None else None, path)
 
     def parse(
         self,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from lstmparse.core.batching import SENTENCE_WINDOW, batches, windows
 from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE
-from lstmparse.core.model_io import DEFAULT_MODEL, TAG_FREE_MODEL, model_arch
+from lstmparse.core.model_io import DEFAULT_MODEL, TAG_FREE_MODEL, model_arch, model_repr
 from lstmparse.errors import InputError, ModelError
 from lstmparse.io.formats import Sentence, read_sentences
 from lstmparse.io.inputs import checked_sentences
@@ -39,6 +39,19 @@ class Parser:
     def __init__(self, model: StackLSTMParser | StackLSTMEnsemble, name: str = "this model") -> None:
         self.model = model
         self.name = name  # for messages: the model directory
+
+    def __repr__(self) -> str:
+        members = getattr(self.model, "members", None)
+        details = f"{self.model.system.name}, features {','.join(self.model.features)}"
+        if members:
+            details = f"ensemble of {len(members)}, {details}"
+        return model_repr("parser", self.name if Path(self.name).exists() else None, details)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(
+            "a Parser reads tokenized sentences: parser.parse([['Dogs', 'bark', '.']]) or parser.parse_file(path); "
+            "for raw text, load a pipeline of its language (lstmparse models lists them) and call that"
+        )
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Parser:

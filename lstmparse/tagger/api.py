@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lstmparse.core.batching import SENTENCE_WINDOW, windows
+from lstmparse.core.model_io import model_repr
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import Sentence
 from lstmparse.io.inputs import checked_sentences
@@ -24,14 +25,19 @@ from lstmparse.tagger.model import Tagger, tag_all
 class POSTagger:
     """A loaded UPOS, XPOS and FEATS tagger."""
 
-    def __init__(self, model: Tagger) -> None:
+    def __init__(self, model: Tagger, source: str | Path | None = None) -> None:
         self.model = model
+        self.source = source  # the model directory, for repr
+
+    def __repr__(self) -> str:
+        columns = [column.upper() for column in self.model.columns]
+        return model_repr("tagger", self.source, ", ".join(columns))
 
     @classmethod
     def load(cls, path: str | Path) -> POSTagger:
         if not Path(path).exists():
             raise ModelError(f"{path}: no such model directory")
-        return cls(Tagger.load(str(path)))
+        return cls(Tagger.load(str(path)), path)
 
     def columns_to_fill(self, sentence: Sentence, retag: bool) -> list[str]:
         """The columns this tagger predicts that the sentence leaves blank (all it predicts with ``retag``)."""
@@ -45,8 +51,12 @@ class POSTagger:
 
         Sentences are read and tagged ``window_size`` at a time (1: each as soon as it
         arrives, for interactive use); a sentence's tags never depend on its window.
+        A string where sentences belong raises here, at the call.
         """
-        for window in windows(checked_sentences(sentences), window_size):
+        return self._tagged(checked_sentences(sentences), retag, window_size)
+
+    def _tagged(self, sentences: Iterator[Sentence], retag: bool, window_size: int) -> Iterator[Sentence]:
+        for window in windows(sentences, window_size):
             needed = [self.columns_to_fill(sentence, retag) for sentence in window]
             todo = [k for k, columns in enumerate(needed) if columns]
             predicted = dict(zip(todo, tag_all(self.model, [window[k].forms for k in todo]), strict=True))

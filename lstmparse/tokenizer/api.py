@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lstmparse.core.batching import windows
+from lstmparse.core.model_io import model_repr
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import N_COLUMNS, Sentence, Token, numbered_lines, open_input
 from lstmparse.io.inputs import checked_text
@@ -87,14 +88,18 @@ def text_lines(text: str) -> Iterator[tuple[int, str]]:
 class Tokenizer:
     """A loaded tokenizer and sentence splitter."""
 
-    def __init__(self, labeller: CharacterLabeller) -> None:
+    def __init__(self, labeller: CharacterLabeller, source: str | Path | None = None) -> None:
         self.labeller = labeller
+        self.source = source  # the model directory, for repr
+
+    def __repr__(self) -> str:
+        return model_repr("tokenizer", self.source, "tokens, multi-word tokens, sentences")
 
     @classmethod
     def load(cls, path: str | Path) -> Tokenizer:
         if not Path(path).exists():
             raise ModelError(f"{path}: no such model directory")
-        return cls(CharacterLabeller.load(str(path)))
+        return cls(CharacterLabeller.load(str(path)), path)
 
     def tokenize_file(
         self, path: str, presegmented: bool = False, window_size: int = PARAGRAPHS_PER_WINDOW

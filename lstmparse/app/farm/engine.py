@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
+from lstmparse.app.farm.commands import stop_running_jobs
 from lstmparse.app.farm.jobs import (
     STARTED,
     JobResult,
@@ -28,7 +29,6 @@ from lstmparse.app.farm.jobs import (
     job_directory,
     last_log_line,
     run_job,
-    stop_running_jobs,
 )
 from lstmparse.app.farm.plan import SPLITS, Job, Plan, TreebankFiles, dependents, plan_jobs
 from lstmparse.app.farm.results import records, write_results

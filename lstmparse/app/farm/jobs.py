@@ -7,38 +7,26 @@ the job has finished, ``result.json``: its CPU and wall time and outputs, and a
 fingerprint of its commands.  A rerun of the plan skips a job whose result has the
 same fingerprint; an unfinished job's training command continues its model
 (``--resume``) or, for families that cannot resume, starts it again
-(``--overwrite``).  The commands run with one thread each (``OMP_NUM_THREADS=1``)
-and die with the worker that started them (Linux's parent-death signal), so a
-killed worker leaves no training behind to race with its retry.
+(``--overwrite``).  How each command runs: :mod:`lstmparse.app.farm.commands`.
 """
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import os
-import signal
 import socket
-import subprocess
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from lstmparse.app.farm.commands import LOG, last_line, run_command
 from lstmparse.app.farm.plan import Job
 from lstmparse.core.families import resolve
 from lstmparse.core.model_io import atomic_write
 
 RESULT = "result.json"
-LOG = "log.txt"
 STARTED = "started.json"
-PR_SET_PDEATHSIG = 1
-_running: set[subprocess.Popen] = set()  # this worker's job processes, for stop_running_jobs
-
-
-class JobFailed(Exception):
-    """A job's command exited with an error: the message names the job and its log's last line."""
 
 
 @dataclass
@@ -75,10 +63,9 @@ def finished(work_dir: str | Path, job: Job) -> JobResult | None:
 def last_log_line(work_dir: str | Path, job: Job) -> str:
     """The last non-blank line of the job's log (what a failed job said last)."""
     try:
-        lines = (job_directory(work_dir, job) / LOG).read_text(encoding="utf-8", errors="replace").splitlines()
+        return last_line(job_directory(work_dir, job) / LOG)
     except OSError:
         return "(no log)"
-    return next((line.strip() for line in reversed(lines) if line.strip()), "(empty log)")
 
 
 def run_job(job: Job, work_dir: str, settings: dict | None = None) -> JobResult:
@@ -99,9 +86,9 @@ def run_job(job: Job, work_dir: str, settings: dict | None = None) -> JobResult:
         print(f"== {job.id}: attempt at {time.strftime('%Y-%m-%d %H:%M:%S')} on {started['host']}", file=log)
         log.flush()
         if job.step == "udpipe":
-            from lstmparse.app.farm.reference import run_udpipe_job
+            from lstmparse.app.farm.reference import run_udpipe_job  # DyNet-free, but only reference jobs need it
 
-            cpu, outputs = run_udpipe_job(job, work_dir, (settings or {}).get("udpipe_python"), log)
+            cpu, outputs = run_udpipe_job(job, directory, (settings or {}).get("udpipe_python"), log)
         if job.call is not None:
             function, arguments = job.call
             resolve(function)(*arguments)
@@ -123,59 +110,3 @@ def _with_restart_flag(job: Job, command: list[str]) -> list[str]:
     if directory.is_dir() and any(directory.iterdir()):
         return [*command, "--resume" if job.resumable else "--overwrite"]
     return command
-
-
-def run_command(command: list[str], directory: Path, label: str, log) -> tuple[float, object | None]:
-    """Run one command (stderr to the log, stdout to ``LABEL.out``); its CPU seconds and its JSON output, if any.
-
-    Raises :class:`JobFailed` with the log's last line if it fails.
-    """
-    argv = [sys.executable, "-m", "lstmparse", *command[1:]] if command[0] == "lstmparse" else command
-    print(f"$ {' '.join(command)}", file=log, flush=True)
-    out_path = directory / f"{label}.out"
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
-    with open(out_path, "w", encoding="utf-8") as out:
-        process = subprocess.Popen(argv, stdout=out, stderr=log, cwd=directory, env=env, preexec_fn=_die_with_parent)
-        _running.add(process)
-        try:
-            _, status, usage = os.wait4(process.pid, 0)
-        finally:
-            _running.discard(process)
-        process.returncode = os.waitstatus_to_exitcode(status)
-    cpu = usage.ru_utime + usage.ru_stime
-    if process.returncode != 0:
-        log.flush()
-        tail = _last_line(directory / LOG)
-        code = process.returncode
-        why = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
-        raise JobFailed(f"{label}: {why}: {tail}")
-    text = out_path.read_text(encoding="utf-8").strip()
-    try:
-        return cpu, json.loads(text) if text.startswith("{") else None
-    except ValueError:
-        return cpu, None
-
-
-def stop_running_jobs() -> int:
-    """Terminate the job processes this worker runs (the farm was interrupted); how many there were.
-
-    Their jobs then fail and leave no result, so the next run continues them.
-    """
-    stopped = 0
-    for process in list(_running):
-        if process.poll() is None:
-            process.terminate()
-            stopped += 1
-    return stopped
-
-
-def _last_line(path: Path) -> str:
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    return next((line.strip() for line in reversed(lines) if line.strip()), "(empty log)")
-
-
-def _die_with_parent() -> None:
-    """In the child, before exec: be killed when the worker that started it dies (Linux), and keep Ctrl-C away."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)

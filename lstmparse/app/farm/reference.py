@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from lstmparse.app.accuracy import blank_columns, raw_text_paragraphs
+from lstmparse.app.farm.commands import run_command
 from lstmparse.app.farm.plan import Job
 from lstmparse.errors import ConfigurationError
 from lstmparse.io.formats import TAG_COLUMNS, read_sentences
@@ -24,14 +25,12 @@ from lstmparse.scoring.conll18 import document, score_documents, unannotated_mea
 UDPIPE_SCRIPT = Path(__file__).with_name("udpipe_reference.py")  # runs under UDPipe's interpreter
 
 
-def run_udpipe_job(job: Job, work_dir: str, python: str | None, log: TextIO) -> tuple[float, dict]:
-    """Train and run UDPipe 1 for ``job`` (on its ``inputs``: train, dev, test); CPU seconds and scores."""
-    from lstmparse.app.farm.jobs import job_directory, run_command
-
+def run_udpipe_job(job: Job, directory: Path, python: str | None, log: TextIO) -> tuple[float, dict]:
+    """Train and run UDPipe 1 for ``job`` (on its ``inputs``: train, dev, test; its log and outputs in
+    ``directory``); CPU seconds and scores."""
     if len(job.inputs) != 3 or job.inputs[0] is None:
         raise ConfigurationError(f"{job.id}: a reference job needs its treebank's files")
     train, dev, test = job.inputs
-    directory = job_directory(work_dir, job)
     model_dir = Path(job.model_dir or directory)
     model_dir.mkdir(parents=True, exist_ok=True)
     inputs = []
