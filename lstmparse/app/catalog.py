@@ -37,6 +37,9 @@ def resolve_model(name_or_path: str | Path) -> Path:
         for directory in search_path():
             if (directory / path / CONFIG).is_file():
                 return directory / path
+        by_language = pipelines_of(str(name_or_path))
+        if by_language:  # a language code: its pipeline (``--model fr``)
+            return next(info.path for info in available_models() if info.name == by_language[0])
     places = ", ".join(str(d) for d in search_path()) or "no model directory"
     raise ModelError(
         f"{name_or_path}: no such model directory, nor a model of that name in {places} "

@@ -40,14 +40,21 @@ if TYPE_CHECKING:
 
 def model_search_path() -> list[Path]:
     """Where models are found by name, first match wins: ``$LSTMPARSE_MODELS`` (directories separated by
-    ``os.pathsep``), a checkout's ``models/``, the installed copy.
+    ``os.pathsep``), the user's installed models (``~/.local/share/lstmparse/models``), a checkout's
+    ``models/``, the installed copy.
 
     ``pip install .`` copies the shipped models to ``<prefix>/share/lstmparse/models``
     (see setup.py); an editable install or a checkout reads them in place.
     """
     user = [Path(entry) for entry in os.environ.get("LSTMPARSE_MODELS", "").split(os.pathsep) if entry]
     checkout = Path(__file__).resolve().parents[2] / "models"
-    return [*user, checkout, Path(sys.prefix) / "share" / "lstmparse" / "models"]
+    return [*user, user_models_directory(), checkout, Path(sys.prefix) / "share" / "lstmparse" / "models"]
+
+
+def user_models_directory() -> Path:
+    """Where ``lstmparse models --install`` puts models without ``LSTMPARSE_MODELS``: the user's data directory."""
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "lstmparse" / "models"
 
 
 CARD = "card.json"  # a model's description: language, data, task, figures, licence (lstmparse.app.catalog)
