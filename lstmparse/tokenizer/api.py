@@ -130,7 +130,7 @@ class Tokenizer:
         for window in windows(paragraphs, window_size):
             log_probs = label_paragraphs(self.labeller, [p.text for p in window])
             for paragraph, values in zip(window, log_probs, strict=True):
-                found = segment(paragraph.text, values)
+                found = segment(paragraph.text, values, self.labeller.dims.spaces_in_tokens)
                 if not split:
                     found = [[span for sentence in found for span in sentence]]
                 for k, spans in enumerate(found):

@@ -86,6 +86,16 @@ def paragraphs(sentences: Iterable[Sentence]) -> Iterator[Paragraph]:
         yield _stripped(current)
 
 
+def spaces_inside_tokens(found: Iterable[Paragraph]) -> bool:
+    """Whether a space is ever inside a token (Vietnamese words of several syllables): its previous
+    character does not end a token."""
+    return any(
+        char == " " and i > 0 and paragraph.labels[i - 1] == INSIDE and not paragraph.text[i - 1].isspace()
+        for paragraph in found
+        for i, char in enumerate(paragraph.text)
+    )
+
+
 def _label(multiword: bool, sentence_end: bool) -> int:
     if multiword:
         return MULTIWORD_SENTENCE if sentence_end else MULTIWORD

@@ -15,6 +15,7 @@ class TokenizerDimensions:
     layers: int = 2
     window: int = 250  # characters labelled per window
     context: int = 25  # characters read on each side of a window, not labelled
+    spaces_in_tokens: bool = False  # the treebank has tokens with spaces (Vietnamese): a space may be inside one
 
 
 @dataclass

@@ -57,19 +57,27 @@ def label_paragraphs(labeller: CharacterLabeller, texts: Sequence[str]) -> list[
     return results
 
 
-def segment(text: str, log_probs: np.ndarray) -> list[list[Span]]:
+def segment(text: str, log_probs: np.ndarray, spaces_in_tokens: bool = False) -> list[list[Span]]:
     """The paragraph's sentences, each a list of token spans."""
-    labels = best_labels(text, log_probs)
+    labels = best_labels(text, log_probs, spaces_in_tokens)
     return sentences_of(text, labels)
 
 
-def best_labels(text: str, log_probs: np.ndarray) -> list[int]:
-    """The best label of each character, under the rules that make it a segmentation."""
+def best_labels(text: str, log_probs: np.ndarray, spaces_in_tokens: bool = False) -> list[int]:
+    """The best label of each character, under the rules that make it a segmentation.
+
+    ``spaces_in_tokens`` (a model trained where tokens hold spaces): a single space
+    whose previous character the network does not end a token with stays inside
+    the token; a line break or a run of spaces still ends it.
+    """
     labels = [int(k) for k in log_probs.argmax(axis=1)]
     last = None  # the last character that is not white space
     for i, char in enumerate(text):
         if char.isspace():
             labels[i] = INSIDE
+            joins = spaces_in_tokens and char == " " and i + 1 < len(text) and not text[i + 1].isspace()
+            if joins and last == i - 1:
+                continue
             if last is not None and labels[last] == INSIDE:
                 labels[last] = 1 + int(log_probs[last, 1:].argmax())
             continue

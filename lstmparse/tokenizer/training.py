@@ -9,6 +9,7 @@ model, sentences tell models apart).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import sys
@@ -30,7 +31,7 @@ from lstmparse.core.training import (
 )
 from lstmparse.errors import InputError
 from lstmparse.io.formats import read_sentences
-from lstmparse.tokenizer.data import Paragraph, paragraphs, surface_tokens
+from lstmparse.tokenizer.data import Paragraph, paragraphs, spaces_inside_tokens, surface_tokens
 from lstmparse.tokenizer.model import CharacterLabeller
 from lstmparse.tokenizer.options import TokenizerOptions
 from lstmparse.tokenizer.segmentation import Span, label_paragraphs, segment, sentences_of
@@ -71,7 +72,7 @@ def segmentation_scores(labeller: CharacterLabeller, dev: Sequence[Paragraph]) -
     log_probs = label_paragraphs(labeller, [p.text for p in dev])
     gold_tokens, gold_sentences = spans_of([sentences_of(p.text, p.labels) for p in dev])
     system_tokens, system_sentences = spans_of(
-        [segment(p.text, values) for p, values in zip(dev, log_probs, strict=True)]
+        [segment(p.text, values, labeller.dims.spaces_in_tokens) for p, values in zip(dev, log_probs, strict=True)]
     )
     multiword = {t for t in gold_tokens if t[1].multiword}, {t for t in system_tokens if t[1].multiword}
     return {
@@ -87,7 +88,8 @@ def train_tokenizer(options: TokenizerOptions, log: TextIO = sys.stderr) -> dict
     seed_epoch(options.seed, -1)
     train, splitter = read_paragraphs(options.train)
     dev = read_paragraphs(options.dev)[0] if options.dev else []
-    labeller = CharacterLabeller.from_paragraphs(train, splitter, options.dims)
+    dims = dataclasses.replace(options.dims, spaces_in_tokens=spaces_inside_tokens(train))
+    labeller = CharacterLabeller.from_paragraphs(train, splitter, dims)
     record = new_record(options)
     print(
         f"training a tokenizer on {len(train)} paragraphs, {sum(len(p.text) for p in train)} characters, "

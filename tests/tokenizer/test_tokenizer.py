@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import DATA
 
 from lstmparse.io.formats import read_sentences
 from lstmparse.scoring.conll18 import evaluate_conll18
@@ -143,3 +144,31 @@ def test_multiword_tokens_and_missing_spaces_are_written(tokenizer):
     assert sentence.lines[:3] == ["# newpar", "# sent_id = 1", "# text = I don't know."]
     assert sentence.lines[4].startswith("2-3\tdon't\t")
     assert sentence.lines[-2].endswith("\tSpaceAfter=No")
+
+
+def test_a_model_trained_on_tokens_with_spaces_keeps_a_space_inside_a_token_when_it_says_so():
+    """Vietnamese words of several syllables ('Hà Nội'): a space stays inside a token where the network does not
+    end the token before it; a model trained without such tokens always ends a token at a space."""
+    import numpy as np
+
+    from lstmparse.tokenizer.data import INSIDE, LABELS, TOKEN, TOKEN_SENTENCE
+    from lstmparse.tokenizer.segmentation import segment
+
+    text = "Hà Nội đẹp"
+    wanted = [INSIDE, INSIDE, INSIDE, INSIDE, INSIDE, TOKEN, INSIDE, INSIDE, INSIDE, TOKEN_SENTENCE]
+    log_probs = np.full((len(text), len(LABELS)), -5.0, dtype=np.float32)
+    for i, label in enumerate(wanted):
+        log_probs[i, label] = -0.1
+    (joined,) = segment(text, log_probs, spaces_in_tokens=True)
+    assert [text[s.start : s.end] for s in joined] == ["Hà Nội", "đẹp"]
+    (split,) = segment(text, log_probs)
+    assert [text[s.start : s.end] for s in split] == ["Hà", "Nội", "đẹp"]
+
+
+def test_tokens_with_spaces_are_found_in_a_treebank_that_has_them():
+    from lstmparse.io.formats import read_sentences
+    from lstmparse.tokenizer.data import paragraphs, spaces_inside_tokens
+
+    vietnamese = list(paragraphs(list(read_sentences(str(DATA / "ud" / "vi_vtb" / "dev.conllu")))[:50]))
+    english = list(paragraphs(list(read_sentences(str(DATA / "ud" / "en_ewt" / "dev.conllu")))[:200]))
+    assert spaces_inside_tokens(vietnamese) and not spaces_inside_tokens(english)
