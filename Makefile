@@ -5,12 +5,12 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_wp
 
-.PHONY: install test test-all lint bench bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-ensemble bench-pipeline-hu clean dynet-gpu
+.PHONY: install test test-all lint bench bench-spacy bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-ensemble bench-pipeline-hu clean dynet-gpu
 
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,dask,glove,serve,udpipe]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,dask,glove,serve,udpipe,spacy]'
 	touch $@
 
 install: $(BIN)/lstmparse
@@ -95,3 +95,7 @@ dynet-gpu: install
 	BACKEND=cuda EIGEN3_INCLUDE_DIR=$(EIGEN3_INCLUDE_DIR) CUDA_TOOLKIT_ROOT_DIR=$(CUDA_TOOLKIT_ROOT_DIR) \
 		$(BIN)/pip install --no-binary :all: --no-build-isolation dyNET==$(DYNET_VERSION)
 	$(BIN)/python -c "import dynet_config; dynet_config.set_gpu(); import dynet; print(dynet.available_devices())"
+
+# spaCy's nlp.pipe (lstmparse.spacy) against lstmparse parse on EWT test's raw text, one core: speed ratio, same trees.
+bench-spacy: install
+	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/spacy_speed.py --gold $(DATA)/ud/en_ewt/test.conllu

@@ -54,6 +54,7 @@ def test_no_import_cycle():
 # The rooms of the package, lowest first: a module may import its own room and any room below it, never one above.
 ROOM_ORDER = ["errors", "io", "core", "scoring", "layers", "families", "app", "facade", "cli"]
 FAMILY_PACKAGES = {"stacklstm", "tagger", "tokenizer", "treelstm", "seq2seq", "pipeline"}
+INTEGRATIONS = {"spacy"}  # lstmparse inside other toolkits: services, as the app layer
 FACADE_CONSTANTS = {"__version__"}  # names of the package itself that any room may read
 
 
@@ -63,7 +64,7 @@ def room_of(module: str) -> str:
     if parts == ["lstmparse"] or parts[1] == "__main__":
         return "facade" if parts == ["lstmparse"] else "cli"
     top = parts[1]
-    return "families" if top in FAMILY_PACKAGES else top
+    return "families" if top in FAMILY_PACKAGES else "app" if top in INTEGRATIONS else top
 
 
 def upward_imports(module: str, source: str) -> list[str]:

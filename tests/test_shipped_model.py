@@ -43,6 +43,16 @@ def readme_blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
 
 
+def test_every_readme_python_block_runs():
+    """Each ``python`` block of the README (the API, spaCy) runs as it stands, from the repository root."""
+    blocks = readme_blocks("python")
+    assert len(blocks) >= 2
+    for block in blocks:
+        result = subprocess.run([sys.executable, "-c", block], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, f"{block}\n{result.stderr}"
+        assert result.stdout.strip(), block
+
+
 def test_readme_python_example_runs():
     (example,) = [block for block in readme_blocks("python") if "lstmparse.load" in block]
     result = subprocess.run([sys.executable, "-c", example], cwd=ROOT, capture_output=True, text=True, timeout=300)

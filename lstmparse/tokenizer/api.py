@@ -117,6 +117,22 @@ class Tokenizer:
             return list(self.tokenize_paragraphs(presegmented_lines(lines), split=False))
         return list(self.tokenize_paragraphs(raw_paragraphs(lines)))
 
+    def tokenize_texts(
+        self, texts: Iterable[str], window_size: int = PARAGRAPHS_PER_WINDOW
+    ) -> Iterator[list[Sentence]]:
+        """Each text's sentences, as :meth:`tokenize` gives them, the paragraphs of ``window_size`` texts at a time
+        labelled together (many short documents: spaCy's ``nlp.pipe``)."""
+        for chunk in windows(iter(texts), window_size):
+            per_text = [list(raw_paragraphs(text_lines(checked_text(text)))) for text in chunk]
+            log_probs = iter(label_paragraphs(self.labeller, [p.text for ps in per_text for p in ps]))
+            for paragraphs in per_text:
+                sentences: list[Sentence] = []
+                for paragraph in paragraphs:
+                    found = segment(paragraph.text, next(log_probs), self.labeller.dims.spaces_in_tokens)
+                    for k, spans in enumerate(found):
+                        sentences.append(self.sentence(paragraph, spans, len(sentences) + 1, new_paragraph=k == 0))
+                yield sentences
+
     def tokenize_paragraphs(
         self, paragraphs: Iterable[RawParagraph], window_size: int = PARAGRAPHS_PER_WINDOW, split: bool = True
     ) -> Iterator[Sentence]:
