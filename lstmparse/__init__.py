@@ -9,9 +9,14 @@ autobatching or GPU.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lstmparse.core.backend import configure, configure_defaults
 from lstmparse.errors import InputError, ModelError
 from lstmparse.io.formats import Sentence, Token, read_sentences
+
+if TYPE_CHECKING:
+    from lstmparse.io.document import Document
 
 __version__ = "0.7.0"
 
@@ -33,6 +38,28 @@ def load(path=None):
     configure_defaults()
     path = resolve_model(path or DEFAULT_MODEL)
     return family(model_arch(path)).load(path)
+
+
+def read(source) -> Document:
+    """A :class:`Document` of CoNLL-U: a file's path, the CoNLL-U text itself (a string with a line break), or
+    the ``conllu`` package's ``TokenList``s (what ``conllu.parse`` gives, and ``Document.to_tokenlists()``).
+
+    Every comment, multi-word token, empty node and column is kept (``to_conllu()``
+    writes the input back byte for byte), and a pipeline parses a document in place
+    of text (``pipeline(document)``).
+    """
+    from pathlib import Path
+
+    from lstmparse.io.document import Document
+    from lstmparse.io.formats import sentences_from_text
+
+    if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source):
+        return Document(list(read_sentences(str(source))))
+    if isinstance(source, str):
+        return Document(sentences_from_text(source))
+    if isinstance(source, list | tuple) and all(hasattr(item, "serialize") for item in source):
+        return Document(sentences_from_text("".join(tokenlist.serialize() for tokenlist in source)))
+    raise TypeError(f"read() takes a path, CoNLL-U text or conllu TokenLists; got {type(source).__name__}")
 
 
 def load_constituency(path, tagger=None):
@@ -85,5 +112,6 @@ __all__ = [
     "configure",
     "load",
     "load_constituency",
+    "read",
     "read_sentences",
 ]

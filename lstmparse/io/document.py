@@ -259,3 +259,16 @@ class Document(Sequence["Sentence"]):
 
     def __repr__(self) -> str:
         return f"Document({len(self.sentences)} sentences)"
+
+    def to_tokenlists(self) -> list:
+        """The sentences as the ``conllu`` package's ``TokenList``s (comments as metadata, every column kept);
+        ``lstmparse.read(tokenlists)`` reads them back."""
+        import conllu
+
+        return conllu.parse(self.to_conllu())
+
+    def _repr_html_(self) -> str:
+        """The document drawn in a notebook: its first sentences' trees as inline SVG, and how many more."""
+        from lstmparse.io.render import notebook_html
+
+        return notebook_html(self.sentences)

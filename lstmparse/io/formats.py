@@ -110,6 +110,12 @@ class Sentence:
         """1-based line number of a token in its file, for error messages."""
         return self.first_line + self.token_lines[token_index]
 
+    def _repr_html_(self) -> str:
+        """The sentence drawn in a notebook (Jupyter calls this): its tree as inline SVG."""
+        from lstmparse.io.render import notebook_html
+
+        return notebook_html([self])
+
     def to_conllu(self, heads: list[int] | None = None, deprels: list[str] | None = None) -> str:
         """The sentence as CoNLL-U text with HEAD/DEPREL replaced by the given tree."""
         heads = self.heads if heads is None else heads

@@ -51,6 +51,12 @@ class PTBTree:
     path: str = "<input>"
     line: int = 0
 
+    def _repr_html_(self) -> str:
+        """The tree drawn in a notebook (inline SVG)."""
+        from lstmparse.io.render import constituency_svg
+
+        return constituency_svg(self)
+
     @property
     def words(self) -> list[str]:
         return [leaf.word for leaf in self.preterminals()]

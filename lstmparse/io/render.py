@@ -13,11 +13,44 @@ tests and other tools can read it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
+from typing import Any, Protocol
 
-from lstmparse.io.document import Sentence, multiword_tokens
-from lstmparse.io.ptb import Constituent, PTBTree
+
+class Sentence(Protocol):
+    """What a drawing reads of a sentence (a :class:`~lstmparse.io.formats.Sentence`): its words as views
+    (``form``, ``upos``, ``head_id``, ``deprel``, ``confidence``, ``token``), forms, id and text.  This module
+    imports nothing of the toolkit, so that the documents it draws can draw themselves (``_repr_html_``)."""
+
+    sent_id: str | None
+    text: str
+    forms: list[str]
+    words: list[Any]
+
+
+class Constituent(Protocol):
+    """What a drawing reads of a bracketed tree's node (:class:`~lstmparse.io.ptb.Constituent`)."""
+
+    label: str
+    children: list[Any]
+    word: str | None
+
+    @property
+    def is_preterminal(self) -> bool: ...
+
+    def preterminals(self) -> Iterator[Any]: ...
+
+
+@dataclass
+class _Root:
+    """The drawn tree's top: the tree's constituents under one node."""
+
+    label: str
+    children: list[Any] = field(default_factory=list)
+    word: str | None = None
+    is_preterminal: bool = False
+
 
 CHAR_WIDTH = 7.5  # px per character of the 13 px sans-serif text, a little generous
 WORD_GAP = 18
@@ -166,7 +199,7 @@ def _word(form: str, upos: str, centre: float, baseline: float, wrong: str | Non
 def _token_brackets(sentence: Sentence, centres: list[float], widths: list[float], baseline: float) -> str:
     """A bracket under each multi-word token's words, with the token's form."""
     parts = []
-    for token in {t.id: t for t in multiword_tokens(sentence).values()}.values():
+    for token in {w.token.id: w.token for w in sentence.words if w.token is not None}.values():
         first, last = token.word_ids[0] - 1, token.word_ids[-1] - 1
         left, right = centres[first] - widths[first] / 2, centres[last] + widths[last] / 2
         y = baseline + 21
@@ -178,16 +211,16 @@ def _token_brackets(sentence: Sentence, centres: list[float], widths: list[float
     return "".join(parts)
 
 
-def constituency_svg(tree: PTBTree) -> str:
+def constituency_svg(tree: Any) -> str:
     """A bracketed tree drawn top-down, each phrase above its parts and each tag under its phrase; the words
     in a row at the bottom."""
-    leaves = list(tree.preterminals())
+    leaves = [leaf for child in tree.children for leaf in child.preterminals()]
     widths = [max(len(leaf.word or ""), len(leaf.label), 2) * CHAR_WIDTH for leaf in leaves]
     centres, x = [], MARGIN
     for width in widths:
         centres.append(x + width / 2)
         x += width + WORD_GAP
-    root = Constituent("ROOT", tree.children)
+    root = _Root("ROOT", list(tree.children))
     tags_y = MARGIN + 14 + (_depth(root) + 1) * PHRASE_HEIGHT
     layout = _Layout(iter(centres), tags_y, [])
     layout.draw(root, 0)
@@ -236,3 +269,27 @@ class _Layout:
             f'<text class="label" x="{x:.1f}" y="{y:.1f}" text-anchor="middle">{escape(node.label)}</text>'
         )
         return x, y
+
+
+NOTEBOOK_SENTENCES = 10  # a document shows this many sentences in a notebook, and says how many more it has
+NOTEBOOK_STYLE = "".join(  # the page's rules for drawings, kept inside the output's own box (not the notebook's)
+    f".lstmparse-notebook {line}\n" for line in STYLE.splitlines() if line.startswith("svg")
+)
+
+
+def notebook_html(sentences: Sequence[Sentence], total: int | None = None) -> str:
+    """Sentences drawn for a notebook (``_repr_html_``): each caption and its tree as inline SVG; a long
+    document shows its first :data:`NOTEBOOK_SENTENCES` and a note of how many more there are."""
+    shown = list(sentences[:NOTEBOOK_SENTENCES])
+    total = len(sentences) if total is None else total
+    parts = [
+        f'<div class="lstmparse-sentence"><div style="font:13px sans-serif;color:#555">{escape(caption_of(s, k))}'
+        f"</div>{dependency_svg(s)}</div>"
+        for k, s in enumerate(shown, start=1)
+    ]
+    if total > len(shown):
+        parts.append(
+            f'<p style="font:13px sans-serif;color:#555">… and {total - len(shown)} more sentences '
+            f"({total} in all; to_conllu() or lstmparse render has every one)</p>"
+        )
+    return f'<div class="lstmparse-notebook"><style>{NOTEBOOK_STYLE}</style>' + "".join(parts) + "</div>"

@@ -38,8 +38,12 @@ class Pipeline:
     def __repr__(self) -> str:
         return model_repr("pipeline", self.source, ", ".join(self.processors))
 
-    def __call__(self, text: str, batch_size: int = 32) -> Document:
-        """Raw text to a :class:`~lstmparse.io.document.Document` of parsed sentences (tagged only without a parser)."""
+    def __call__(self, text: str | Document, batch_size: int = 32) -> Document:
+        """Raw text to a :class:`~lstmparse.io.document.Document` of parsed sentences (tagged only without a parser);
+        a ``Document`` given (``lstmparse.read``, ``Document.from_tokenlists``) is tagged and parsed as it is."""
+        if isinstance(text, Document):
+            parsed = self.parse(text.sentences, batch_size=batch_size) if self.parser else self.tag(text.sentences)
+            return Document(list(parsed), text.text)
         sentences = self.tokenize(text)
         if self.parser is None:
             return Document(list(self.tag(sentences)), text)

@@ -42,6 +42,10 @@ class ParsedTree:
     def to_bracketed(self) -> str:
         return to_bracketed(self.tree)
 
+    def _repr_html_(self) -> str:
+        """The tree drawn in a notebook (inline SVG)."""
+        return self.tree._repr_html_()
+
 
 class ConstituencyParser:
     """A loaded sequence-to-sequence constituency parser, or an ensemble of them (decoded as one).
