@@ -154,7 +154,8 @@ def test_a_constituency_model_answers_with_its_trees(server):
         ({"model": "en_ewt_upos", "tokenizer": "", "data": "x"}, "has no tokenizer"),
         ({"input": "xml", "parser": "", "data": "x"}, "Unknown input format 'xml'"),
         ({"output": "xml", "parser": "", "data": "x"}, "Unknown output format 'xml'"),
-        ({"parser": "", "data": "1\tDogs\n"}, "<data>:1:"),
+        ({"parser": "", "data": "1\tDogs\n"}, "data:1:"),
+        ({"parser": "", "data": "Dogs bark."}, "give tokenizer= (running text) or input=horizontal"),
         ({"model": "en_ewt_upos", "parser": "", "input": "horizontal", "data": "Dogs bark ."}, "UPOS column is empty"),
         ({"tokenizer": "", "data": "x" * 5001}, "at most 5000"),
         ({"tokenizer": "", "data": "x" * 100_000}, "this server takes data of at most 5000 characters"),
@@ -165,6 +166,7 @@ def test_bad_requests_are_http_400_with_a_plain_message(server, params, message)
     status, body = call(base, "/process", params, post=True)
     assert status == 400 and message in body and "Traceback" not in body
     assert len(body.strip().splitlines()) == 1
+    assert "--" not in body  # REST parameters, never command-line options
 
 
 def test_concurrent_clients_get_their_own_answers(server):

@@ -13,8 +13,8 @@ import pytest
 from conftest import ROOT
 
 import lstmparse
+from lstmparse.core.model_io import DEFAULT_MODEL
 from lstmparse.io.formats import read_sentences
-from lstmparse.stacklstm.api import DEFAULT_MODEL
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,7 @@ from lstmparse.app.catalog import model_info, resolve_model
 from lstmparse.core import backend
 from lstmparse.core.model_io import CONSTITUENCY_ARCHS, model_arch
 from lstmparse.core.processes import loaded, submit, worker_pool
-from lstmparse.errors import InputError, ModelError
+from lstmparse.errors import PLAIN_TEXT, InputError, ModelError
 from lstmparse.io.document import sentences_text
 from lstmparse.io.formats import Sentence, sentences_from_text
 from lstmparse.pipeline.manifest import ARCH as PIPELINE_ARCH
@@ -127,12 +127,26 @@ def choose_model(requested: str, models: list[ServedModel]) -> ServedModel:
     raise RequestError(f"Unknown model '{requested}' (served: {', '.join(m.name for m in models)}).")
 
 
+REST_HINTS = {  # what to do about known bad input, in this API's parameters (not the command line's options)
+    PLAIN_TEXT: "this looks like plain text: give tokenizer= (running text) or input=horizontal "
+    "(one tokenized sentence a line)",
+}
+DATA = "data"  # how messages name the request's text: its REST parameter
+
+
+def in_rest_terms(error: InputError) -> str:
+    """The input error as the REST API's user can act on it: its line in ``data`` and what to send instead."""
+    where = f"{error.path}:{error.line}" if error.line is not None else error.path
+    advice = f"; {REST_HINTS[error.hint]}" if error.hint in REST_HINTS else ""
+    return f"{where}: {error.message}{advice}"
+
+
 def run_job(job: Job) -> tuple[str, list[Sentence]]:
     """The answer's text and its sentences (runs in a worker process); bad input raises :class:`RequestError`."""
     try:
         sentences = _processed(job)
     except InputError as error:
-        raise RequestError(str(error)) from None
+        raise RequestError(in_rest_terms(error)) from None
     return _written(sentences, job.output_format), sentences
 
 
@@ -171,7 +185,7 @@ def _read(job: Job, tokenizer) -> Iterator[Sentence]:
     if job.input_format == "raw":
         sentences = iter(tokenizer.tokenize(job.data))
     else:
-        sentences = iter(sentences_from_text(job.data, job.input_format, "<data>"))
+        sentences = iter(sentences_from_text(job.data, job.input_format, DATA))
     return _at_most(sentences, job.max_sentences)
 
 

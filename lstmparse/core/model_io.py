@@ -73,6 +73,25 @@ def read_card(directory: str | Path) -> dict:
     return {}
 
 
+def pipelines_of_language(language: str | None) -> list[str]:
+    """The names of the pipeline models of ``language`` (their cards say so) found by name, first match wins."""
+    if not language:
+        return []
+    found: dict[str, bool] = {}
+    for directory in model_search_path():
+        if not directory.is_dir():
+            continue
+        for candidate in sorted(directory.iterdir()):
+            if candidate.name in found or not (candidate / CONFIG).is_file():
+                continue
+            try:
+                is_pipeline = model_arch(candidate) == "pipeline"
+            except ModelError:
+                is_pipeline = False
+            found[candidate.name] = is_pipeline and read_card(candidate).get("language") == language
+    return [name for name, wanted in found.items() if wanted]
+
+
 def model_repr(kind: str, source: str | Path | None, details: str = "") -> str:
     """How a loaded model shows itself: ``<lstmparse parser 'en_ewt_upos' (en): ...>``."""
     if source is None:

@@ -18,7 +18,7 @@ from typing import BinaryIO
 
 from conllu.parser import DEFAULT_FIELDS, ParseException, parse_line
 
-from lstmparse.errors import InputError
+from lstmparse.errors import PLAIN_TEXT, InputError
 from lstmparse.io.document import Word, comments, sentence_dict, sentence_text
 
 FORMATS = ("conllu", "conllx", "text", "vertical")
@@ -338,13 +338,8 @@ def _column_problem(error: ParseException, columns: list[str]) -> str:
 def _parse_word_line(line: str, name: str, number: int, fmt: str) -> Token | None:
     columns = line.split("\t")
     if len(columns) != N_COLUMNS:
-        hint = ""
-        if len(columns) == 1:  # no tab at all: most likely text given as CoNLL-U
-            hint = (
-                "; this looks like plain text: give --input-format raw (running text) or "
-                "--input-format text (one tokenized sentence a line)"
-            )
-        raise InputError(name, number, f"expected {N_COLUMNS} tab-separated columns, found {len(columns)}{hint}")
+        hint = PLAIN_TEXT if len(columns) == 1 else None  # no tab at all: most likely text given as CoNLL-U
+        raise InputError(name, number, f"expected {N_COLUMNS} tab-separated columns, found {len(columns)}", hint)
     try:
         parsed = parse_line(line, DEFAULT_FIELDS)
     except ParseException as error:

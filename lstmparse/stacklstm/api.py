@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING
 
 from lstmparse.core.batching import SENTENCE_WINDOW, batches, windows
 from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE
-from lstmparse.core.model_io import DEFAULT_MODEL, TAG_FREE_MODEL, model_arch, model_repr
+from lstmparse.core.model_io import (
+    TAG_FREE_MODEL,
+    model_arch,
+    model_repr,
+    pipelines_of_language,
+    read_card,
+)
 from lstmparse.errors import InputError, ModelError
 from lstmparse.io.formats import Sentence, read_sentences
 from lstmparse.io.inputs import checked_sentences
@@ -164,10 +170,18 @@ class Parser:
             raise InputError(first.path, first.line_of(0), self._needs_column("FEATS"))
 
     def _needs_column(self, column: str) -> str:
+        """What to do about untagged input, naming models of this model's own language (or none)."""
+        language = read_card(self.name).get("language") if Path(self.name).exists() else None
+        pipelines = pipelines_of_language(language)
+        if pipelines:
+            advice = f"parse with a pipeline of its language that tags first ({', '.join(pipelines)})"
+        else:
+            advice = "tag it first (lstmparse train --arch pipeline --treebank DIR trains a pipeline that does)"
+        if language == "en":
+            advice += f", or with a model that reads no tags ({TAG_FREE_MODEL.name})"
+        features = ",".join(self.model.features)
         return (
-            f"the {column} column is empty, but {self.name} reads it (features {','.join(self.model.features)}); "
-            f"give tagged input, parse with a pipeline that tags first (the default, {DEFAULT_MODEL.name}), "
-            f"or with a model that reads no tags ({TAG_FREE_MODEL.name})"
+            f"the {column} column is empty, but {self.name} reads it (features {features}); give tagged input, {advice}"
         )
 
     def _decoded(self, sentences: Iterable, beam: int, kbest: int, batch_size: int) -> Iterator[tuple[Sentence, list]]:
