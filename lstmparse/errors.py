@@ -29,6 +29,10 @@ class InputError(Exception):
         return type(self), (self.path, self.line, self.message, self.hint)
 
 
+class UnfamiliarTextWarning(UserWarning):
+    """Text unlike what the model was trained on (another language or script): parsed, but probably badly."""
+
+
 class ModelError(Exception):
     """A model directory that is missing, incomplete or of an unknown kind."""
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, assert_one_error_line
+from conftest import DATA, ROOT, assert_one_error_line
 from conftest import run_cli as cli
 
 import lstmparse
@@ -199,3 +199,31 @@ def test_hints_name_models_of_the_models_own_language_never_the_english_default(
     (mine / "fr_pipeline" / "card.json").write_text(json.dumps({"language": "fr"}), encoding="utf-8")
     hinted = cli("parse", "--model", "fr_parser", "--input-format", "text", stdin="Le chat dort .\n", env=env)
     assert "a pipeline of its language that tags first (fr_pipeline)" in hinted.stderr, hinted.stderr
+
+
+def test_text_in_another_language_is_flagged_in_one_line_and_parsed_the_same(tmp_path):
+    """Issue 45: French through the English pipeline exited 0 with garbage and no warning."""
+    import warnings
+
+    import lstmparse
+    from lstmparse.errors import UnfamiliarTextWarning
+
+    def texts(treebank: str, count: int) -> str:
+        lines = (DATA / "ud" / treebank / "dev.conllu").read_text(encoding="utf-8").splitlines()
+        return "\n".join(line[len("# text = ") :] for line in lines if line.startswith("# text = "))[: count * 80]
+
+    french, english = texts("fr_sequoia", 30), texts("en_ewt", 30)
+    nlp = lstmparse.load("en_ewt_pipeline")
+    with pytest.warns(UnfamiliarTextWarning, match=r"unlike what en_ewt_pipeline was trained on: \d+% of its words"):
+        flagged = nlp(french)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnfamiliarTextWarning)
+        nlp(english)  # English web text is not flagged
+        nlp("Bonjour.")  # nor a few words, which are no evidence
+    result = cli("parse", "--input-format", "raw", "--quiet", stdin=french)
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert (
+        result.returncode == 0 and len(lines) == 1 and lines[0].startswith("lstmparse: warning: the text looks unlike")
+    )
+    assert "en_ewt" not in lines[0].split("trained on")[1]  # no English model suggested for French text
+    assert result.stdout == flagged.to_conllu()

@@ -7,6 +7,7 @@ Data goes to stdout, progress and figures to stderr.  Malformed input ends with
 from __future__ import annotations
 
 import sys
+import warnings
 
 import click
 
@@ -23,6 +24,15 @@ from lstmparse.cli.serve import serve
 from lstmparse.cli.stacklstm import oracle
 from lstmparse.cli.train import train
 from lstmparse.cli.treelstm import rerank, sample, score
+from lstmparse.errors import UnfamiliarTextWarning
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """The toolkit's warnings as one line, ``lstmparse: warning: ...`` (others as Python shows them)."""
+    if issubclass(category, UnfamiliarTextWarning):
+        click.echo(f"lstmparse: warning: {message}", err=True)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 class OneLineErrors(click.Group):
@@ -32,6 +42,7 @@ class OneLineErrors(click.Group):
     """
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        warnings.showwarning = _one_line_warning
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:

@@ -19,7 +19,16 @@ from lstmparse.core.model_io import model_repr
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import Sentence
 from lstmparse.io.inputs import checked_sentences
+from lstmparse.tagger.familiarity import watched
 from lstmparse.tagger.model import Tagger, tag_all
+
+
+def _model_name(source) -> str:
+    """How the warning names the model: a pipeline's part by its pipeline."""
+    if source is None:
+        return "the tagger"
+    path = Path(source)
+    return path.parent.name if path.name == "tagger" else path.name
 
 
 class POSTagger:
@@ -53,7 +62,10 @@ class POSTagger:
         arrives, for interactive use); a sentence's tags never depend on its window.
         A string where sentences belong raises here, at the call.
         """
-        return self._tagged(checked_sentences(sentences), retag, window_size)
+        checked = checked_sentences(sentences)
+        if "words" in self.model.vocabs and "chars" in self.model.vocabs:
+            checked = watched(checked, self.model.vocabs["words"], self.model.vocabs["chars"], _model_name(self.source))
+        return self._tagged(checked, retag, window_size)
 
     def _tagged(self, sentences: Iterator[Sentence], retag: bool, window_size: int) -> Iterator[Sentence]:
         for window in windows(sentences, window_size):
