@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_wp
 
-.PHONY: install test test-all lint bench bench-spacy bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-ensemble bench-pipeline-hu clean dynet-gpu
+.PHONY: install test test-all lint docs bench bench-spacy bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-ensemble bench-pipeline-hu clean dynet-gpu
 
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ test-all: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# The documentation site (docs/, mkdocs.yml) into site/; strict: a broken link or API reference fails.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The speed suite on EWT (parsing modes, training batch sizes, cost per sentence length):
 # a Markdown table on stdout, the figures in bench/results.json (see bench/RESULTS.md).

@@ -38,13 +38,17 @@ def test_parse_accepts_lists_of_words(parser):
     assert sentence.forms == ["Dogs", "bark", "."] and sentence.heads.count(0) == 1
 
 
+DOCUMENTED = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]  # every page whose examples must run
+
+
 def readme_blocks(language: str) -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The ``language`` code blocks of the README and of the documentation's pages, in order."""
+    text = "\n".join(path.read_text(encoding="utf-8") for path in DOCUMENTED)
     return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
 
 
 def test_every_readme_python_block_runs():
-    """Each ``python`` block of the README (the API, spaCy) runs as it stands, from the repository root."""
+    """Each ``python`` block of the README and the documentation runs as it stands, from the repository root."""
     blocks = readme_blocks("python")
     assert len(blocks) >= 2
     for block in blocks:
@@ -54,7 +58,7 @@ def test_every_readme_python_block_runs():
 
 
 def test_readme_python_example_runs():
-    (example,) = [block for block in readme_blocks("python") if "lstmparse.load" in block]
+    (example,) = [block for block in readme_blocks("python") if "lstmparse.configure(seed=1)" in block]
     result = subprocess.run([sys.executable, "-c", example], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "approved" in result.stdout and "don't ['committee', 'budget', '.']" in result.stdout
@@ -86,9 +90,13 @@ def test_readme_first_command_parses_the_sample():
 
 @pytest.mark.slow
 def test_readme_shell_examples_run(tmp_path):
-    """Every ``sh`` block of the README except the set-up ones runs as a script, as a user would."""
+    """Every ``sh`` block of the README and the documentation except the set-up ones runs as a script, as a user
+    would."""
     blocks = [block for block in readme_blocks("sh") if not block.lstrip().startswith("make")]
     assert len(blocks) >= 3
+    (tmp_path / "shared").symlink_to(ROOT.parent / "shared")  # the treebanks beside the checkout, as in CI
+    tmp_path = tmp_path / "checkout"
+    tmp_path.mkdir()
     for name in ("data", "models", "bench"):
         (tmp_path / name).symlink_to(ROOT / name)
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -160,3 +168,20 @@ def test_the_default_parser_reads_no_tags():
 
     assert set(Parser.load().model.features) <= {"words", "chars"}
     assert "pos" in lstmparse.load().parser.model.features
+
+
+@pytest.mark.slow
+def test_the_documentation_site_builds_strictly():
+    """make docs: MkDocs in strict mode (a broken link or API reference fails), the reference from the docstrings."""
+    pytest.importorskip("mkdocs")
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "site"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert result.returncode == 0, result.stderr
+    reference = (ROOT / "site" / "reference" / "index.html").read_text(encoding="utf-8")
+    assert "lstmparse.load" in reference and "Pipeline" in reference and "score_documents" in reference
