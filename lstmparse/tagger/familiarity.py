@@ -6,8 +6,9 @@ training words seen once (Good and Turing's estimate: 4.8 % for EWT; EWT dev has
 7 %); on another language it is far higher (French, Afrikaans and Welsh 64 to 71 %
 with the English tagger; Greek, Uyghur, Tamil and Coptic about 90 %, with 96 to 98 %
 of their characters unknown too).  Over the first :data:`WORDS_WATCHED` words, a
-share of unknown words above ``max(MIN_UNKNOWN_WORDS, FACTOR x the estimate)`` or of
-unknown characters above :data:`MAX_UNKNOWN_CHARACTERS` raises one
+share of unknown words above ``max(MIN_UNKNOWN_WORDS, FACTOR x the estimate)`` (on at
+least :data:`MIN_WORDS_FOR_WORDS` words) or of unknown characters above
+:data:`MAX_UNKNOWN_CHARACTERS` (on at least :data:`MIN_WORDS`) raises one
 :class:`~lstmparse.errors.UnfamiliarTextWarning` (the command line prints it as one
 line on stderr) instead of a silent parse into garbage.
 """
@@ -22,7 +23,8 @@ from lstmparse.errors import UnfamiliarTextWarning
 from lstmparse.io.formats import Sentence
 
 WORDS_WATCHED = 2000  # words read before judging (or the whole input, if shorter)
-MIN_WORDS = 20  # fewer words than this are not judged: a short greeting is no evidence
+MIN_WORDS = 20  # fewer words than this are not judged at all: a short greeting is no evidence
+MIN_WORDS_FOR_WORDS = 100  # unknown words are judged on this many words (a paragraph of names is no evidence)
 MIN_UNKNOWN_WORDS = 0.35
 FACTOR = 5.0
 MAX_UNKNOWN_CHARACTERS = 0.05
@@ -57,7 +59,8 @@ def _judge(seen: int, unknown: int, characters: int, unknown_characters: int, ex
     if seen < MIN_WORDS:
         return
     word_share, char_share = unknown / seen, unknown_characters / max(characters, 1)
-    if word_share > max(MIN_UNKNOWN_WORDS, FACTOR * expected) or char_share > MAX_UNKNOWN_CHARACTERS:
+    foreign_words = seen >= MIN_WORDS_FOR_WORDS and word_share > max(MIN_UNKNOWN_WORDS, FACTOR * expected)
+    if foreign_words or char_share > MAX_UNKNOWN_CHARACTERS:
         warnings.warn(
             f"the text looks unlike what {model} was trained on: {100 * word_share:.0f}% of its words and "
             f"{100 * char_share:.1f}% of its characters are unknown to it (about {100 * expected:.0f}% of the words "
