@@ -170,3 +170,15 @@ def test_the_longest_chains_start_first():
     assert paths[f"{prefix}/pipeline"] == pytest.approx(0.25 * 0.55 + 1.0)
     assert paths[f"{prefix}/folds"] == pytest.approx(1.0 + 0.25 * 0.10 + paths[f"{prefix}/pipeline"])
     assert paths[f"{prefix}/folds"] > paths[f"{prefix}/tagger"] > paths[f"{prefix}/tokenizer"]
+
+
+def test_evaluations_first_then_treebank_by_treebank_longest_chains_first():
+    from lstmparse.app.farm.engine import _priority, critical_paths
+
+    jobs = list(smoke_jobs().values())
+    paths = critical_paths(jobs)
+    order = {"ta_ttb": 0, "wo_wtb": 1}
+    ranked = [job.id for job in sorted(jobs, key=lambda job: _priority(job, paths, order))]
+    assert all(job_id.endswith("/evaluate") for job_id in ranked[:4])
+    training = ranked[4:]
+    assert all(job_id.startswith("ta_ttb") for job_id in training[:7]) and training[0] == "ta_ttb/pipeline/s1/folds"

@@ -156,7 +156,8 @@ def run_farm(
 
 
 def _run_graph(client, jobs, pending, outcome, work_dir, settings, progress_seconds, log) -> None:  # noqa: PLR0913
-    """Keep every worker thread busy with a ready job (its needs done), evaluations first, then the longest chains.
+    """Keep every worker thread busy with a ready job (its needs done): evaluations first, then treebank by
+    treebank, the longest chains first.
 
     The farm holds the queue itself and gives the cluster only as many jobs as it has
     threads, so a job starts on whichever worker frees first (Dask's own placement of
@@ -167,11 +168,12 @@ def _run_graph(client, jobs, pending, outcome, work_dir, settings, progress_seco
 
     running: dict = {}
     paths = critical_paths(jobs)
+    order = {treebank: k for k, treebank in enumerate(dict.fromkeys(job.treebank for job in jobs))}
 
     def submit_ready() -> None:
         free = sum(client.nthreads().values()) - len(running)
         ready = [job for job in pending.values() if all(need in outcome.results for need in job.needs)]
-        for job in sorted(ready, key=lambda job: _priority(job, paths), reverse=True)[: max(free, 0)]:
+        for job in sorted(ready, key=lambda job: _priority(job, paths, order))[: max(free, 0)]:
             key = f"farm:{job.id}:{time.time_ns()}"
             running[client.submit(run_job, job, str(work_dir), settings, key=key, pure=False)] = job
             del pending[job.id]
@@ -232,9 +234,10 @@ def critical_paths(jobs: list[Job]) -> dict[str, float]:
     return {job.id: length(job.id) for job in jobs}
 
 
-def _priority(job: Job, paths: dict[str, float]) -> float:
-    """Evaluations first (short, and their results are what the user waits for), then the longest chains."""
-    return float("inf") if not job.trains else paths[job.id]
+def _priority(job: Job, paths: dict[str, float], order: dict[str, int]) -> tuple:
+    """Smallest first: evaluations (short, and their results are what the user waits for), then the plan's
+    treebanks in order (a long plan finishes whole treebanks as it goes), within one the longest chains."""
+    return (job.trains, order[job.treebank], -paths[job.id])
 
 
 def _why(error: Exception, work_dir: Path, job: Job) -> str:
