@@ -163,11 +163,15 @@ def test_an_interrupted_farm_continues_without_redoing_finished_jobs(tmp_path):
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130 and "run the same command again to continue" in stderr, stderr
     assert "Traceback" not in stderr and "Warning" not in stderr
+    spent_before = float((long_log.parent / "cpu_seconds_spent").read_text())
+    assert spent_before > 0  # the stopped training's CPU time is kept
     result = farm(plan, "--work-dir", work, "--workers", "1")
     assert result.returncode == 0, result.stderr
     assert f"{len(before)} finished before" in result.stderr
     assert {k: v for k, v in result_times(work).items() if k in before} == before
     assert "--resume" in long_log.read_text(encoding="utf-8")  # the interrupted training continued
+    cpu = json.loads((long_log.parent / "result.json").read_text())["cpu_seconds"]
+    assert cpu > spent_before  # both attempts count in the training CPU-minutes
 
 
 def test_a_killed_workers_job_is_retried_and_resumes(tmp_path):

@@ -20,7 +20,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from lstmparse.app.farm.commands import LOG, last_line, run_command
+from lstmparse.app.farm.commands import LOG, SPENT, last_line, run_command, spent_seconds
 from lstmparse.app.farm.plan import Job
 from lstmparse.core.families import resolve
 from lstmparse.core.model_io import atomic_write
@@ -81,6 +81,8 @@ def run_job(job: Job, work_dir: str, settings: dict | None = None) -> JobResult:
     started = {"time": time.time(), "host": socket.gethostname(), "pid": os.getpid()}
     (directory / STARTED).write_text(json.dumps(started), encoding="utf-8")
     wall_start = time.time()
+    if not _continues(job):  # a fresh start: the CPU time of earlier attempts trained nothing that is kept
+        (directory / SPENT).unlink(missing_ok=True)
     cpu, outputs = 0.0, {}
     with open(directory / LOG, "a", encoding="utf-8") as log:
         print(f"== {job.id}: attempt at {time.strftime('%Y-%m-%d %H:%M:%S')} on {started['host']}", file=log)
@@ -97,9 +99,16 @@ def run_job(job: Job, work_dir: str, settings: dict | None = None) -> JobResult:
             cpu += seconds
             if output is not None:
                 outputs[label] = output
+    cpu = max(cpu, spent_seconds(directory))  # every attempt's commands: a resumed training's earlier epochs too
     result = JobResult(job.id, round(cpu, 2), round(time.time() - wall_start, 2), fingerprint(job), outputs)
     atomic_write(directory / RESULT, lambda handle: handle.write(json.dumps(asdict(result), indent=1).encode()))
     return result
+
+
+def _continues(job: Job) -> bool:
+    """Whether this attempt continues an earlier one's model (a resumable training with a model started)."""
+    directory = Path(job.model_dir) if job.model_dir else None
+    return job.resumable and directory is not None and directory.is_dir() and any(directory.iterdir())
 
 
 def _with_restart_flag(job: Job, command: list[str]) -> list[str]:
