@@ -89,7 +89,8 @@ def plan_jobs(shards: list[str], output_dir: str, **settings) -> list[ShardJob]:
     Two shards with the same name in different folders would write one output:
     that is refused before anything is parsed.
     """
-    jobs, owners = [], {}
+    jobs: list[ShardJob] = []
+    owners: dict[str, str] = {}
     suffix = OUTPUT_SUFFIXES[settings.get("output_format", "conllu")]
     for shard in shards:
         name = Path(shard).name if shard.endswith(suffix) else f"{Path(shard).name}{suffix}"

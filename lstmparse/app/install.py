@@ -21,6 +21,7 @@ relative to it, ready to be served as it is.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -194,8 +195,10 @@ def _checked_members(archive: Path) -> tuple[list[tarfile.TarInfo], dict]:
         with tarfile.open(archive, mode="r:gz") as tar:
             members = tar.getmembers()  # reads the whole archive: a truncated or corrupt one fails here
             manifest_member = next((m for m in members if PurePosixPath(m.name).name == MANIFEST), None)
-            readable = manifest_member is not None and manifest_member.isfile()
-            manifest_data = tar.extractfile(manifest_member).read() if readable else b""
+            handle = (
+                tar.extractfile(manifest_member) if manifest_member is not None and manifest_member.isfile() else None
+            )
+            manifest_data = handle.read() if handle is not None else b""
     except (tarfile.TarError, EOFError, OSError, ValueError) as error:
         raise ModelError(f"{archive}: not a readable model archive ({error or type(error).__name__})") from None
     roots = {PurePosixPath(m.name).parts[0] for m in members if PurePosixPath(m.name).parts}
@@ -242,8 +245,11 @@ def _unpack(archive: Path, members: list[tarfile.TarInfo], manifest: dict, desti
                 written = staging / relative
                 written.parent.mkdir(parents=True, exist_ok=True)
                 digest = hashlib.sha256()
-                with tar.extractfile(member) as source, open(written, "wb") as out:
-                    for chunk in iter(lambda: source.read(CHUNK), b""):
+                source = tar.extractfile(member)
+                if source is None:  # checked: every member written is a file
+                    raise ModelError(f"{archive}: {member.name} cannot be read")
+                with source, open(written, "wb") as out:
+                    for chunk in iter(functools.partial(source.read, CHUNK), b""):
                         digest.update(chunk)
                         out.write(chunk)
                 if digest.hexdigest() != manifest["files"][relative]:

@@ -152,7 +152,7 @@ def treebank_facts(path: str | Path) -> TreebankFacts:
         feats += sum(t.feats not in ("", "_") for t in tokens)
         lemmas += sum(t.lemma not in ("", "_") for t in tokens)
         multiword += sum(1 for line in sentence.lines if re.match(r"^\d+-\d+\t", line))
-        nonprojective += not is_projective([t.head for t in tokens])
+        nonprojective += not is_projective([t.head or 0 for t in tokens])
     total = max(words, 1)
     return TreebankFacts(sentences, words, upos / total, feats / total, lemmas / total, multiword, nonprojective)
 

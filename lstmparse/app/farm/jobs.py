@@ -83,7 +83,7 @@ def run_job(job: Job, work_dir: str, settings: dict | None = None) -> JobResult:
     wall_start = time.time()
     if not _continues(job):  # a fresh start: the CPU time of earlier attempts trained nothing that is kept
         (directory / SPENT).unlink(missing_ok=True)
-    cpu, outputs = 0.0, {}
+    cpu, outputs = 0.0, dict[str, object]()
     with open(directory / LOG, "a", encoding="utf-8") as log:
         print(f"== {job.id}: attempt at {time.strftime('%Y-%m-%d %H:%M:%S')} on {started['host']}", file=log)
         log.flush()

@@ -35,6 +35,7 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lstmparse.errors import ConfigurationError
 
@@ -238,7 +239,7 @@ def setting_jobs(treebank: str, setting: Setting, seed: int, files: TreebankFile
     """The jobs of one cell: its training jobs, then its evaluation."""
     prefix = f"{treebank}/{setting.name}/s{seed}"
     model_dir = str(work_dir / "models" / prefix)
-    base = {"treebank": treebank, "setting": setting.name, "seed": seed}
+    base: dict[str, Any] = {"treebank": treebank, "setting": setting.name, "seed": seed}
     if setting.arch == "udpipe":
         inputs = (files.train, files.dev, files.test)
         return [Job(f"{prefix}/udpipe", **base, step="udpipe", inputs=inputs, model_dir=model_dir)]
@@ -277,7 +278,7 @@ def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFil
     from lstmparse.pipeline.recipe import part_budgets
 
     options = dict(setting.options)
-    folds = int(options.get("jackknife", 4))
+    folds = int(str(options.get("jackknife", 4)))
     part_options = {key: options[key] for key in ("epochs",) if key in options}
     tagger_options = part_options | {key: options[key] for key in ("pretrained",) if key in options}
     budget = part_budgets(setting.budget_minutes, folds)  # the pipeline trainer's own cut of the budget
@@ -332,10 +333,10 @@ def _evaluation_job(
     prefix: str, base: dict, setting: Setting, files: TreebankFiles, model_dir: str, trained: str
 ) -> Job:
     """``lstmparse evaluate --model`` on dev and test, from each of the setting's sources."""
-    commands = []
+    commands: list[tuple[str, tuple[str, ...]]] = []
     for split, gold in (("dev", files.dev), ("test", files.test)):
         for source in setting.evaluate if gold is not None else ():
-            command = ("lstmparse", "evaluate", gold, "--model", model_dir, "--from", source, "--json")
+            command = ("lstmparse", "evaluate", str(gold), "--model", model_dir, "--from", source, "--json")
             commands.append((f"{split}.{source}", command))
     return Job(f"{prefix}/evaluate", **base, step="evaluate", commands=tuple(commands), needs=(trained,), trains=False)
 

@@ -43,7 +43,7 @@ def run_udpipe_job(job: Job, directory: Path, python: str | None, log: TextIO) -
         blank = "".join(s.to_conllu() for s in blank_columns(sentences, list(TAG_COLUMNS)))
         (model_dir / f"{split}.blank.conllu").write_text(blank, encoding="utf-8")
         inputs.append(split)
-    command = [python or sys.executable, str(UDPIPE_SCRIPT), train, dev or "", str(model_dir), *inputs]
+    command = [python or sys.executable, str(UDPIPE_SCRIPT), str(train), dev or "", str(model_dir), *inputs]
     cpu, _ = run_command(command, directory, "udpipe", log)
     outputs = {}
     for split, gold in (("dev", dev), ("test", test)):
