@@ -2,10 +2,13 @@
 
 A local cluster by default (one single-threaded worker process per core), or an
 existing scheduler (``--scheduler``; its workers need lstmparse installed and the
-work directory and treebanks at the same paths).  Jobs are submitted once every
-job they need has finished, longest budget first, so both cores stay busy; a job
-whose worker dies is retried by Dask on another worker (it resumes from its
-model's last checkpoint) up to ``RETRIES_AFTER_A_DEATH`` times.  A job that fails
+work directory and treebanks at the same paths).  A job is submitted once every
+job it needs has finished and a worker thread is free: evaluations first, then
+treebank by treebank, the longest chains of jobs first, so both cores stay busy
+to the end; a job whose worker dies is retried by Dask on another worker (it
+resumes from its model's last checkpoint) up to ``RETRIES_AFTER_A_DEATH`` times
+(the scheduler's ``distributed.scheduler.allowed-failures``; an existing
+cluster's scheduler keeps its own setting).  A job that fails
 is reported with its log's last line and every job that needs it is skipped;
 the others go on.  Progress goes to stderr every few seconds.
 """
