@@ -20,26 +20,45 @@ RANGE_ID = re.compile(r"^(\d+)-(\d+)$")
 
 
 class Token(Protocol):
-    """What a view reads of a word's record (:class:`lstmparse.io.formats.Token`)."""
+    """What a view reads of a word's record (:class:`lstmparse.io.formats.Token`); read only."""
 
-    id: int
-    form: str
-    lemma: str
-    upos: str
-    xpos: str
-    feats: str
-    head: int | None
-    deprel: str | None
-    start_char: int | None
-    end_char: int | None
+    @property
+    def id(self) -> int: ...
+    @property
+    def form(self) -> str: ...
+    @property
+    def lemma(self) -> str: ...
+    @property
+    def upos(self) -> str: ...
+    @property
+    def xpos(self) -> str: ...
+    @property
+    def feats(self) -> str: ...
+    @property
+    def head(self) -> int | None: ...
+    @property
+    def deprel(self) -> str | None: ...
+    @property
+    def start_char(self) -> int | None: ...
+    @property
+    def end_char(self) -> int | None: ...
 
 
 class Sentence(Protocol):
     """What a view reads of a sentence (:class:`lstmparse.io.formats.Sentence`, which imports this module)."""
 
-    tokens: list[Token]
-    lines: list[str]
-    token_lines: list[int]
+    @property
+    def tokens(self) -> Sequence[Token]: ...
+    @property
+    def lines(self) -> Sequence[str]: ...
+    @property
+    def token_lines(self) -> Sequence[int]: ...
+    @property
+    def sent_id(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def forms(self) -> Sequence[str]: ...
 
     @property
     def words(self) -> list[Word]: ...
@@ -238,7 +257,7 @@ class Document(Sequence["Sentence"]):
     def __len__(self) -> int:
         return len(self.sentences)
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         return self.sentences[index]
 
     def __iter__(self) -> Iterator[Sentence]:

@@ -14,7 +14,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from conllu.parser import DEFAULT_FIELDS, ParseException, parse_line
 
@@ -118,13 +118,13 @@ class Sentence:
 
     def to_conllu(self, heads: list[int] | None = None, deprels: list[str] | None = None) -> str:
         """The sentence as CoNLL-U text with HEAD/DEPREL replaced by the given tree."""
-        heads = self.heads if heads is None else heads
-        deprels = self.deprels if deprels is None else deprels
+        tree_heads: Sequence[int | None] = self.heads if heads is None else heads
+        tree_labels: Sequence[str | None] = self.deprels if deprels is None else deprels
         out = list(self.lines)
         for i, line_index in enumerate(self.token_lines):
             columns = out[line_index].split("\t")
-            columns[HEAD_COLUMN] = "_" if heads[i] is None else str(heads[i])
-            columns[DEPREL_COLUMN] = deprels[i] or "_"
+            columns[HEAD_COLUMN] = "_" if tree_heads[i] is None else str(tree_heads[i])
+            columns[DEPREL_COLUMN] = tree_labels[i] or "_"
             out[line_index] = "\t".join(columns)
         return "\n".join(out) + "\n\n"
 
@@ -141,7 +141,8 @@ class Sentence:
             for name, column_values in values.items():
                 columns[TAG_COLUMNS[name]] = column_values[i]
             lines[line_index] = "\t".join(columns)
-            tokens.append(replace(token, **{name: column_values[i] for name, column_values in values.items()}))
+            changed: dict[str, Any] = {name: column_values[i] for name, column_values in values.items()}
+            tokens.append(replace(token, **changed))
         return replace(self, tokens=tokens, lines=lines)
 
     def with_misc(self, key: str, values: Sequence[str]) -> Sentence:

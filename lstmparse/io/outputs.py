@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 from lstmparse.errors import ConfigurationError
 
@@ -79,7 +79,7 @@ def _replacing(path: Path) -> Iterator[TextIO]:
     )
     try:
         with handle:
-            yield handle
+            yield cast(TextIO, handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(handle.name, file_mode())

@@ -59,7 +59,7 @@ class PTBTree:
 
     @property
     def words(self) -> list[str]:
-        return [leaf.word for leaf in self.preterminals()]
+        return [leaf.word or "" for leaf in self.preterminals()]
 
     @property
     def tags(self) -> list[str]:
@@ -127,7 +127,7 @@ def _trees(numbered: Iterable[tuple[int, str]], path: str) -> Iterator[PTBTree]:
 def _build(tokens: list[tuple[str, int]], path: str) -> Constituent:
     """The node of one balanced token list ``( label children... )``."""
     stack: list[Constituent] = []
-    root = None
+    root: Constituent | None = None
     index = 0
     while index < len(tokens):
         token, line = tokens[index]
@@ -151,6 +151,8 @@ def _build(tokens: list[tuple[str, int]], path: str) -> Constituent:
                 raise InputError(path, line, f"({parent.label} ...) mixes a word {token!r} with other children")
             parent.word = token
         index += 1
+    if root is None:
+        raise InputError(path, tokens[0][1] if tokens else None, "no bracketed tree")
     return root
 
 
@@ -184,7 +186,7 @@ def to_bracketed(tree: PTBTree | Sequence[Constituent]) -> str:
 
 def _node_text(node: Constituent) -> str:
     if node.is_preterminal:
-        return f"({node.label} {escape_word(node.word)})"
+        return f"({node.label} {escape_word(node.word or '')})"
     return f"({node.label} " + " ".join(_node_text(child) for child in node.children) + ")"
 
 

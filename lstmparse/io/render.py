@@ -23,23 +23,27 @@ class Sentence(Protocol):
     (``form``, ``upos``, ``head_id``, ``deprel``, ``confidence``, ``token``), forms, id and text.  This module
     imports nothing of the toolkit, so that the documents it draws can draw themselves (``_repr_html_``)."""
 
-    sent_id: str | None
-    text: str
-    forms: list[str]
-    words: list[Any]
+    @property
+    def sent_id(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def forms(self) -> Sequence[str]: ...
+    @property
+    def words(self) -> Sequence[Any]: ...
 
 
 class Constituent(Protocol):
     """What a drawing reads of a bracketed tree's node (:class:`~lstmparse.io.ptb.Constituent`)."""
 
-    label: str
-    children: list[Any]
-    word: str | None
-
+    @property
+    def label(self) -> str: ...
+    @property
+    def children(self) -> Sequence[Any]: ...
+    @property
+    def word(self) -> str | None: ...
     @property
     def is_preterminal(self) -> bool: ...
-
-    def preterminals(self) -> Iterator[Any]: ...
 
 
 @dataclass
@@ -109,7 +113,8 @@ def dependency_svg(sentence: Sentence, gold: Sentence | None = None) -> str:
     """The sentence's words, UPOS and arcs; with ``gold``, the words attached otherwise there are marked."""
     words = sentence.words
     widths = [max(len(w.form), len(w.upos or ""), 2) * CHAR_WIDTH for w in words]
-    centres, x = [], MARGIN
+    centres: list[float] = []
+    x: float = MARGIN
     for width in widths:
         centres.append(x + width / 2)
         x += width + WORD_GAP
@@ -216,7 +221,8 @@ def constituency_svg(tree: Any) -> str:
     in a row at the bottom."""
     leaves = [leaf for child in tree.children for leaf in child.preterminals()]
     widths = [max(len(leaf.word or ""), len(leaf.label), 2) * CHAR_WIDTH for leaf in leaves]
-    centres, x = [], MARGIN
+    centres: list[float] = []
+    x: float = MARGIN
     for width in widths:
         centres.append(x + width / 2)
         x += width + WORD_GAP

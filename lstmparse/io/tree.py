@@ -62,7 +62,7 @@ def is_projective(heads: Sequence[int]) -> bool:
 def non_projective_arcs(heads: Sequence[int]) -> set[int]:
     """Dependents whose arc crosses some other arc (for non-projective recall)."""
     spans = [(min(h, d), max(h, d), d) for h, d in arcs(heads)]
-    crossing = set()
+    crossing: set[int] = set()
     for left1, right1, d1 in spans:
         for left2, right2, d2 in spans:
             if left1 < left2 < right1 < right2:
