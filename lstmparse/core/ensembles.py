@@ -33,12 +33,11 @@ def member_directories(path: str | Path) -> list[Path]:
     except (OSError, ValueError) as error:
         raise ModelError(f"{path / CONFIG}: unreadable ensemble manifest ({error})") from None
     members = config.get("members") if isinstance(config, dict) and config.get("arch") in ARCHS else None
-    valid = (
+    if not (
         isinstance(members, list)
         and len(members) >= 2
         and all(isinstance(member, str) and member for member in members)
-    )
-    if not valid:
+    ):
         raise ModelError(
             f"{path}: not an ensemble manifest (arch {' or '.join(map(repr, ARCHS))} and two or more members)"
         )

@@ -131,7 +131,7 @@ def save_directory(
     config = dict(config, format_version=version, vocab_file=vocab_name, params_file=params_name)
     try:
         atomic_write(directory / vocab_name, lambda handle: handle.write(json.dumps(vocab).encode("utf-8")))
-        atomic_write(directory / params_name, lambda handle: np.savez_compressed(handle, **params))
+        atomic_write(directory / params_name, lambda handle: np.savez_compressed(handle, **params))  # type: ignore[arg-type]
         atomic_write(directory / CONFIG, lambda handle: handle.write(json.dumps(config, indent=2).encode("utf-8")))
     except BaseException:
         if _current_params(directory) != params_name:  # the switch did not happen: drop the new files
@@ -178,10 +178,10 @@ def load_directory(directory: str | Path) -> tuple[dict, dict, dict[str, np.ndar
             f"{directory}: model format {config.get('format_version')} is not one this version reads "
             f"({', '.join(map(str, READABLE_FORMATS))}); a newer lstmparse wrote it"
         )
-    files = [config.get("vocab_file"), config.get("params_file")]
-    if not all(isinstance(name, str) and name and "/" not in name for name in files):
+    vocab_file, params_file = config.get("vocab_file"), config.get("params_file")
+    if not all(isinstance(name, str) and name and "/" not in name for name in (vocab_file, params_file)):
         raise ModelError(f"{config_path}: names no vocabulary and parameter files")
-    return config, _read_json(directory / files[0]), _read_params(directory / files[1])
+    return config, _read_json(directory / str(vocab_file)), _read_params(directory / str(params_file))
 
 
 def _read_json(path: Path) -> dict:

@@ -17,12 +17,11 @@ def part_directories(path: str | Path) -> dict[str, Path]:
     """The directories of a pipeline's parts, as its manifest names them (relative to it)."""
     path = Path(path)
     parts = read_manifest(path, ARCH, "pipeline").get("parts")
-    valid = (
+    if not (
         isinstance(parts, dict)
         and "parser" in parts
         and all(isinstance(directory, str) and directory for directory in parts.values())
-    )
-    if not valid:
+    ):
         raise ModelError(f"{path}: not a pipeline manifest (arch 'pipeline' and parts naming a parser directory)")
     unknown = set(parts) - set(PARTS)
     if unknown:

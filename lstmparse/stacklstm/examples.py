@@ -19,7 +19,7 @@ from lstmparse.stacklstm.systems import GoldTree, TransitionSystem
 
 def root_label_of(sentences: Sequence[Sentence]) -> str:
     """The relation most often given to words attached to the root."""
-    counts = Counter(t.deprel for s in sentences for t in s.tokens if t.head == 0)
+    counts = Counter(t.deprel or "root" for s in sentences for t in s.tokens if t.head == 0)
     return counts.most_common(1)[0][0] if counts else "root"
 
 
@@ -62,7 +62,8 @@ def oracle_examples(
     system: TransitionSystem, sentences: Sequence[Sentence], trees: Sequence[tuple[list[int], list[str]]]
 ) -> tuple[list[Example], Counter]:
     """Examples for every tree the system can build, and why the others were skipped."""
-    examples, skipped = [], Counter()
+    examples: list[Example] = []
+    skipped: Counter[str] = Counter()
     for sentence, (heads, labels) in zip(sentences, trees, strict=True):
         actions = system.oracle_sequence(heads, labels)
         if actions is None:

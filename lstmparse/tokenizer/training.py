@@ -59,7 +59,8 @@ def f1(gold: set, system: set) -> float:
 
 def spans_of(segmentations: Sequence[list[list[Span]]]) -> tuple[set, set]:
     """Every (paragraph, token span) and every (paragraph, sentence start, sentence end) of a segmentation."""
-    tokens, sentences = set(), set()
+    tokens: set[tuple[int, Span]] = set()
+    sentences: set[tuple[int, int, int]] = set()
     for index, paragraph in enumerate(segmentations):
         for sentence in paragraph:
             tokens.update((index, span) for span in sentence)

@@ -252,7 +252,7 @@ class TransitionSystem:
         """The static oracle's actions for a gold tree, or None if the system cannot build it."""
         gold = self.gold_tree(heads, labels)
         config = self.initial(len(heads))
-        sequence = []
+        sequence: list[int] = []
         limit = 4 * len(heads) * len(heads) + 10
         while not self.is_final(config):
             action = self.static_oracle(config, gold)
