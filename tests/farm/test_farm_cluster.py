@@ -218,3 +218,20 @@ def test_a_treebank_that_cannot_be_prepared_fails_alone(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert "farm: FAILED tiny/prepare:" in result.stderr and "too few to hold a dev set" in result.stderr
     assert [r["treebank"] for r in json.loads((tmp_path / "work" / "results.json").read_text())] == ["ta_ttb"]
+
+
+def test_a_plan_runs_on_an_existing_cluster_given_by_its_address(tmp_path):
+    """--scheduler: a scheduler and two single-threaded workers started apart from the farm, on 127.0.0.1."""
+    distributed = pytest.importorskip("distributed")
+    settings = '[[settings]]\nname = "words"\noptions = { features = "words", epochs = 1 }\n'
+    plan = write_plan(tmp_path, settings, {"ta_ttb": DATA / "ud" / "ta_ttb", "wo_wtb": DATA / "ud" / "wo_wtb"})
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+    ) as cluster:
+        result = farm(plan, "--work-dir", tmp_path / "work", "--scheduler", cluster.scheduler_address)
+    assert result.returncode == 0, result.stderr
+    assert "4 jobs finished (4 in this run)" in result.stderr and "on 2 workers" in result.stderr
+    records = json.loads((tmp_path / "work" / "results.json").read_text(encoding="utf-8"))
+    assert sorted(r["treebank"] for r in records) == ["ta_ttb", "wo_wtb"]
+    refused = farm(plan, "--work-dir", tmp_path / "work2", "--scheduler", "tcp://127.0.0.1:1")
+    assert refused.returncode == 2 and "no Dask scheduler answers" in refused.stderr.strip().splitlines()[-1]
