@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_wp
 
-.PHONY: install test test-all lint docs bench bench-spacy bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-ensemble bench-pipeline-hu clean dynet-gpu
+.PHONY: install test test-all lint docs bench bench-spacy bench-memory bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-ensemble bench-pipeline-hu clean dynet-gpu
 
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -103,3 +103,7 @@ dynet-gpu: install
 # spaCy's nlp.pipe (lstmparse.spacy) against lstmparse parse on EWT test's raw text, one core: speed ratio, same trees.
 bench-spacy: install
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/spacy_speed.py --gold $(DATA)/ud/en_ewt/test.conllu
+
+# Memory and start-up of every shipped model, each in a fresh process, one core: files, load, RSS, peak on its test set.
+bench-memory: install
+	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/memory.py
