@@ -37,7 +37,7 @@ from lstmparse.cli.common import EXISTING_FILE, clean_errors
 )
 @clean_errors
 def farm(plan, work_dir, scheduler, workers, udpipe_python, progress_seconds) -> None:
-    """Run a PLAN (TOML: treebanks, settings, seeds; see the README) as jobs on Dask, into --work-dir.
+    """Run a PLAN (TOML: treebanks, settings, seeds; docs/corpora-and-farm.md) as jobs on Dask, into --work-dir.
 
     Each job is an `lstmparse train` or `lstmparse evaluate` run with its own
     directory and log; jobs run once the jobs they need have finished. Running the

@@ -54,7 +54,7 @@ PROCESSORS = StageList()
     type=click.Choice(("conllu", "json", "ptb")),
     help="conllu: every input line kept, the tree filled in (constituency models: the tree in a "
     "'# constituency = ...' comment, as Stanza writes it); json: one JSON object per sentence and line (the "
-    "README's schema); ptb: bracketed trees, one per line (constituency models only) "
+    "docs/python-api.md's schema); ptb: bracketed trees, one per line (constituency models only) "
     "[default: conllu; constituency models ptb]",
 )
 @click.option(

@@ -31,7 +31,7 @@ AUTOBATCH_MEMORY_MB = 512
 
 GPU_HELP = (
     "this DyNet has no GPU support (pip's dyNET38 wheel is CPU-only); build the CUDA backend with "
-    "`make dynet-gpu` (see README, 'GPU')"
+    "`make dynet-gpu` (see docs/gpu.md)"
 )
 
 

@@ -4,7 +4,7 @@
 lossless; the classes here are views over it, built on demand, for users who want
 to walk a tree (``word.head``, ``word.children``), read a sentence's ``text`` and
 ``sent_id``, or hand the result to other programs as JSON (``to_dict``).  JSON
-uses ``null`` where CoNLL-U writes ``_``; the schema is in the README ("Document API").
+uses ``null`` where CoNLL-U writes ``_``; the schema is in docs/python-api.md ("Document API").
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ def _multiword_misc(sentence: Sentence, token: MultiwordToken) -> str | None:
 
 
 def sentence_dict(sentence: Sentence) -> dict[str, Any]:
-    """The JSON object of one sentence (the README's schema)."""
+    """The JSON object of one sentence (the schema of docs/python-api.md)."""
     found = comments(sentence)
     tokens = {token.id: token for token in multiword_tokens(sentence).values()}
     return {

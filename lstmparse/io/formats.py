@@ -91,7 +91,7 @@ class Sentence:
         return comments(self)
 
     def to_dict(self) -> dict:
-        """The sentence as JSON-ready data (the README's "Document API" schema)."""
+        """The sentence as JSON-ready data (docs/python-api.md, "Document API")."""
         return sentence_dict(self)
 
     @property

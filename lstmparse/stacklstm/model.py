@@ -290,5 +290,5 @@ def check_revision(directory: str, config: dict, system: TransitionSystem) -> No
         raise ModelError(
             f"{directory}: trained before lstmparse 0.2 corrected its model ({'; '.join(changes)}), so it would "
             "parse differently from how it was trained; continue its training with `lstmparse train --resume` "
-            "(same options) or retrain it (see README, 'Model revisions')"
+            "(same options) or retrain it (see docs/model.md, 'Model revisions')"
         )

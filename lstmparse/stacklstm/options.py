@@ -15,7 +15,7 @@ from lstmparse.layers import CHAR_LSTM_SIZE
 
 FEATURES = ("words", "pretrained", "pos", "feats", "chars")
 DEFAULT_FEATURES = ("words", "pos", "chars")
-DEFAULT_BATCH_SIZE = 16  # sentences per update, parsed in lock-step (README, "Training in lock-step")
+DEFAULT_BATCH_SIZE = 16  # sentences per update, parsed in lock-step (docs/model.md)
 BATCHING = {  # --batching: how a minibatch's loss is computed (both give the same loss and gradients)
     "lockstep": "the minibatch's sentences parsed together, each step one batched operation",
     "autobatch": "one graph per sentence, summed, batched by DyNet's autobatching",
@@ -61,7 +61,7 @@ class StackLSTMOptions(RunOptions):
     length_batches: bool = False  # minibatches of sentences of similar length (in a random order)
     learning_rate: float | None = None  # None: default_learning_rate(optimizer, batch_size)
     decay: float = 0.1
-    dropout: float = 0.2  # not in the papers: lock-step batches overfit without it (README, "Training")
+    dropout: float = 0.2  # not in the papers: lock-step batches overfit without it (docs/model.md)
     pretrained: str | None = None
     input_format: str = "conllu"
     dims: StackLSTMDimensions = field(default_factory=StackLSTMDimensions)
@@ -84,7 +84,7 @@ class StackLSTMOptions(RunOptions):
 
 
 def default_learning_rate(optimizer: str, batch_size: int) -> float:
-    """The learning rate that fits the update rule and the batch (measured on EWT, README).
+    """The learning rate that fits the update rule and the batch (measured on EWT, docs/model.md).
 
     SGD: the papers' 0.1 up to batches of 8 (the loss of a batch is summed), then
     0.1 x sqrt(8 / batch size), rounded: 0.07 at 16, 0.05 at 32 (0.1 at 32 diverged).

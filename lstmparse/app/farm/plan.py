@@ -1,6 +1,6 @@
 """A farm plan: treebanks × settings × seeds, read from TOML and turned into a graph of jobs.
 
-The plan file (schema in the README, section "Training farm")::
+The plan file (documented in docs/corpora-and-farm.md)::
 
     budget_minutes = 10            # each training job's wall-clock budget (train's --max-minutes)
     seeds = [1]
