@@ -5,8 +5,12 @@ its most frequent split; where those words spell the token (English ``don't`` ->
 ``do n't``, ``Bush's`` -> ``Bush 's``) the token's own characters are cut at the
 same places, so its spelling and capitals are kept exactly.  An unseen token is
 cut before the longest final word that ended such tokens at least twice in
-training (``'s``, ``n't``, ``'ll``); a token that neither rule splits stays one
-word.
+training (``'s``, ``n't``, ``'ll``); failing that, by the rewrite rule of its
+longest known ending (learned from two-word tokens whose words do not spell them,
+as in Tamil: a token ending ``க்கும்`` is words ending ``க்கு`` and ``உம்``);
+failing that, known first words of tokens that their words spell are split off
+from the front, one after another (Coptic bound groups: ``ⲡ`` + ``ϩⲙϩⲁⲗ``).  A
+token that no rule splits stays one word.
 """
 
 from __future__ import annotations
@@ -15,47 +19,94 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 MIN_ENDING_COUNT = 2  # an ending must have closed this many training tokens to split unseen ones
+MIN_STEM = 2  # characters a rule must leave of a token before what it rewrites or splits off
 
 
 class MultiwordSplitter:
     """The splits of multi-word tokens seen in training, and the word endings that split unseen ones."""
 
-    def __init__(self, splits: dict[str, list[str]], endings: list[str]) -> None:
+    def __init__(
+        self,
+        splits: dict[str, list[str]],
+        endings: list[str],
+        rewrites: list[tuple[str, str, str]] | None = None,
+        leaders: list[str] | None = None,
+    ) -> None:
         self.splits = splits  # lower-cased token -> its most frequent words (lower-cased)
         self.endings = sorted(endings, key=len, reverse=True)  # longest first
+        # (token ending, first word's ending, second word): the most frequent rule of each token ending
+        self.rewrites = sorted(rewrites or [], key=lambda rule: len(rule[0]), reverse=True)
+        self.leaders = sorted(leaders or [], key=len, reverse=True)  # first words of tokens their words spell
 
     @classmethod
     def learn(cls, tokens: Iterable[tuple[str, list[str]]]) -> MultiwordSplitter:
         """From (token form, its words) pairs of multi-word tokens."""
         seen: dict[str, Counter] = defaultdict(Counter)
         endings: Counter = Counter()
+        rewrites: dict[str, Counter] = defaultdict(Counter)
+        leaders: Counter = Counter()
         for form, words in tokens:
             lowered = [word.lower() for word in words]
-            seen[form.lower()][tuple(lowered)] += 1
-            if "".join(lowered) == form.lower() and len(words) == 2:
+            token = form.lower()
+            seen[token][tuple(lowered)] += 1
+            spelled = "".join(lowered) == token
+            if spelled and len(words) == 2:
                 endings[lowered[-1]] += 1
+            if spelled and len(words) >= 2:
+                leaders[lowered[0]] += 1
+            if not spelled and len(words) == 2:
+                shared = _common_prefix(token, lowered[0])
+                if shared >= MIN_STEM:
+                    rewrites[token[shared:]][(lowered[0][shared:], lowered[1])] += 1
         splits = {form: list(counter.most_common(1)[0][0]) for form, counter in seen.items()}
-        return cls(splits, [ending for ending, count in endings.items() if count >= MIN_ENDING_COUNT])
+        rules = [
+            (ending, *counter.most_common(1)[0][0])
+            for ending, counter in rewrites.items()
+            if counter.most_common(1)[0][1] >= MIN_ENDING_COUNT
+        ]
+        common = [word for word, count in leaders.items() if count >= MIN_ENDING_COUNT]
+        return cls(splits, [ending for ending, count in endings.items() if count >= MIN_ENDING_COUNT], rules, common)
 
     def split(self, form: str) -> list[str]:
         """The syntactic words of a token that the tokenizer marked as a multi-word token."""
         lowered = form.lower()
         words = self.splits.get(lowered)
         if words is None:
-            ending = next((e for e in self.endings if lowered.endswith(e) and len(lowered) > len(e)), None)
-            if ending is None:
+            words = self._unseen(lowered)
+            if words is None:
                 return [form]
-            words = [lowered[: -len(ending)], ending]
         if "".join(words) == lowered:
             return _cut(form, [len(word) for word in words])
         return _cased(words, form)
 
+    def _unseen(self, lowered: str) -> list[str] | None:
+        """The words of a token not seen in training, by the first rule that applies (None: none does)."""
+        ending = next((e for e in self.endings if lowered.endswith(e) and len(lowered) > len(e)), None)
+        if ending is not None:
+            return [lowered[: -len(ending)], ending]
+        rule = next((r for r in self.rewrites if lowered.endswith(r[0]) and len(lowered) - len(r[0]) >= MIN_STEM), None)
+        if rule is not None:
+            token_ending, first_ending, second = rule
+            return [lowered[: len(lowered) - len(token_ending)] + first_ending, second]
+        words, rest = [], lowered
+        while True:
+            leader = next((w for w in self.leaders if rest.startswith(w) and len(rest) - len(w) >= MIN_STEM), None)
+            if leader is None:
+                break
+            words.append(leader)
+            rest = rest[len(leader) :]
+        return [*words, rest] if words else None
+
     def to_json(self) -> dict:
-        return {"splits": self.splits, "endings": self.endings}
+        data: dict = {"splits": self.splits, "endings": self.endings}
+        if self.rewrites or self.leaders:  # models of 0.7 and before have neither (their output is unchanged)
+            data |= {"rewrites": [list(rule) for rule in self.rewrites], "leaders": self.leaders}
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> MultiwordSplitter:
-        return cls(dict(data["splits"]), list(data["endings"]))
+        rewrites = [(str(a), str(b), str(c)) for a, b, c in data.get("rewrites", [])]
+        return cls(dict(data["splits"]), list(data["endings"]), rewrites, list(data.get("leaders", [])))
 
 
 def _cut(form: str, lengths: list[int]) -> list[str]:
@@ -74,3 +125,13 @@ def _cased(words: list[str], form: str) -> list[str]:
     if form[:1].isupper():
         return [words[0][:1].upper() + words[0][1:], *words[1:]]
     return list(words)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """How many first characters ``a`` and ``b`` share."""
+    shared = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        shared += 1
+    return shared
