@@ -182,3 +182,14 @@ def test_evaluations_first_then_treebank_by_treebank_longest_chains_first():
     assert all(job_id.endswith("/evaluate") for job_id in ranked[:4])
     training = ranked[4:]
     assert all(job_id.startswith("ta_ttb") for job_id in training[:7]) and training[0] == "ta_ttb/pipeline/s1/folds"
+
+
+def test_the_progress_line_reads_a_running_jobs_epoch_and_dev_figures_from_its_log():
+    from lstmparse.app.farm.engine import EPOCH_LINE
+
+    line = "epoch 12: loss/action 0.6015  lr 0.0259  3 s (436 sent/s)  dev UAS 60.58 LAS 49.64 (5 s)  saved"
+    match = EPOCH_LINE.match(line)
+    assert match and match.group(1) == "12" and match.group(2).strip() == "UAS 60.58 LAS 49.64"
+    tagger = "epoch 3: loss/word 12.9723  1 s (59 sent/s)  dev UPOS 31.79  XPOS 18.79 (0 s)  saved"
+    assert EPOCH_LINE.match(tagger).group(2).strip() == "UPOS 31.79  XPOS 18.79"
+    assert EPOCH_LINE.match("epoch 3") is None  # the line a training prints before the epoch ends
