@@ -9,17 +9,23 @@ training (``'s``, ``n't``, ``'ll``); failing that, by the rewrite rule of its
 longest known ending (learned from two-word tokens whose words do not spell them,
 as in Tamil: a token ending ``க்கும்`` is words ending ``க்கு`` and ``உம்``);
 failing that, known first words of tokens that their words spell are split off
-from the front, one after another (Coptic bound groups: ``ⲡ`` + ``ϩⲙϩⲁⲗ``).  A
-token that no rule splits stays one word.
+from the front, one after another.  Where a third or more of the training tokens
+are three words or more (Coptic bound groups: ``ⲉⲣϣⲁⲛ`` + ``ⲧ`` + ``ⲃⲁϣⲟⲣ``), an
+unseen token is first cut into the most probable sequence of words seen in such
+tokens (a unigram model of their frequencies).  A token that no rule splits stays
+one word.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 MIN_ENDING_COUNT = 2  # an ending must have closed this many training tokens to split unseen ones
 MIN_STEM = 2  # characters a rule must leave of a token before what it rewrites or splits off
+BOUND_GROUPS = 1 / 3  # share of training tokens of three words or more above which unseen ones are segmented first
+LONGEST_WORD = 30  # characters: the longest word the segmentation considers
 
 
 class MultiwordSplitter:
@@ -31,12 +37,16 @@ class MultiwordSplitter:
         endings: list[str],
         rewrites: list[tuple[str, str, str]] | None = None,
         leaders: list[str] | None = None,
+        words: dict[str, int] | None = None,
     ) -> None:
         self.splits = splits  # lower-cased token -> its most frequent words (lower-cased)
         self.endings = sorted(endings, key=len, reverse=True)  # longest first
         # (token ending, first word's ending, second word): the most frequent rule of each token ending
         self.rewrites = sorted(rewrites or [], key=lambda rule: len(rule[0]), reverse=True)
         self.leaders = sorted(leaders or [], key=len, reverse=True)  # first words of tokens their words spell
+        self.words = dict(words or {})  # bound-group treebanks: the words of spelled tokens, with their counts
+        total = sum(self.words.values())
+        self.log_probs = {word: math.log(count / total) for word, count in self.words.items()} if total else {}
 
     @classmethod
     def learn(cls, tokens: Iterable[tuple[str, list[str]]]) -> MultiwordSplitter:
@@ -45,6 +55,8 @@ class MultiwordSplitter:
         endings: Counter = Counter()
         rewrites: dict[str, Counter] = defaultdict(Counter)
         leaders: Counter = Counter()
+        word_counts: Counter = Counter()
+        groups = several = 0
         for form, words in tokens:
             lowered = [word.lower() for word in words]
             token = form.lower()
@@ -54,6 +66,9 @@ class MultiwordSplitter:
                 endings[lowered[-1]] += 1
             if spelled and len(words) >= 2:
                 leaders[lowered[0]] += 1
+                word_counts.update(lowered)
+            groups += 1
+            several += len(words) >= 3
             if not spelled and len(words) == 2:
                 shared = _common_prefix(token, lowered[0])
                 if shared >= MIN_STEM:
@@ -65,7 +80,9 @@ class MultiwordSplitter:
             if counter.most_common(1)[0][1] >= MIN_ENDING_COUNT
         ]
         common = [word for word, count in leaders.items() if count >= MIN_ENDING_COUNT]
-        return cls(splits, [ending for ending, count in endings.items() if count >= MIN_ENDING_COUNT], rules, common)
+        bound = dict(word_counts) if groups and several / groups >= BOUND_GROUPS else None
+        kept = [ending for ending, count in endings.items() if count >= MIN_ENDING_COUNT]
+        return cls(splits, kept, rules, common, bound)
 
     def split(self, form: str) -> list[str]:
         """The syntactic words of a token that the tokenizer marked as a multi-word token."""
@@ -81,6 +98,10 @@ class MultiwordSplitter:
 
     def _unseen(self, lowered: str) -> list[str] | None:
         """The words of a token not seen in training, by the first rule that applies (None: none does)."""
+        if self.log_probs:
+            segmented = self._segmented(lowered)
+            if segmented is not None and len(segmented) > 1:
+                return segmented
         ending = next((e for e in self.endings if lowered.endswith(e) and len(lowered) > len(e)), None)
         if ending is not None:
             return [lowered[: -len(ending)], ending]
@@ -97,16 +118,36 @@ class MultiwordSplitter:
             rest = rest[len(leader) :]
         return [*words, rest] if words else None
 
+    def _segmented(self, lowered: str) -> list[str] | None:
+        """The most probable cut of a token into known words (Viterbi over a unigram model), or None."""
+        scores = [0.0] + [-math.inf] * len(lowered)  # the best log-probability of each prefix
+        starts = [0] * (len(lowered) + 1)  # where the last word of that best prefix starts
+        for end in range(1, len(lowered) + 1):
+            for start in range(max(0, end - LONGEST_WORD), end):
+                score = self.log_probs.get(lowered[start:end])
+                if score is not None and scores[start] + score > scores[end]:
+                    scores[end], starts[end] = scores[start] + score, start
+        if scores[-1] == -math.inf:
+            return None
+        words, end = [], len(lowered)
+        while end > 0:
+            words.append(lowered[starts[end] : end])
+            end = starts[end]
+        return words[::-1]
+
     def to_json(self) -> dict:
         data: dict = {"splits": self.splits, "endings": self.endings}
         if self.rewrites or self.leaders:  # models of 0.7 and before have neither (their output is unchanged)
             data |= {"rewrites": [list(rule) for rule in self.rewrites], "leaders": self.leaders}
+        if self.words:
+            data["words"] = self.words
         return data
 
     @classmethod
     def from_json(cls, data: dict) -> MultiwordSplitter:
         rewrites = [(str(a), str(b), str(c)) for a, b, c in data.get("rewrites", [])]
-        return cls(dict(data["splits"]), list(data["endings"]), rewrites, list(data.get("leaders", [])))
+        leaders, words = list(data.get("leaders", [])), dict(data.get("words", {}))
+        return cls(dict(data["splits"]), list(data["endings"]), rewrites, leaders, words)
 
 
 def _cut(form: str, lengths: list[int]) -> list[str]:
