@@ -17,7 +17,7 @@ from pathlib import Path
 from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
 from lstmparse.core.ensembles import member_directories
 from lstmparse.core.families import BY_ARCH
-from lstmparse.core.model_io import CARD, CONFIG, model_arch, model_search_path
+from lstmparse.core.model_io import CARD, CONFIG, model_arch, model_search_path, pipelines_of_language
 from lstmparse.errors import ModelError
 from lstmparse.pipeline.manifest import ARCH as PIPELINE_ARCH
 from lstmparse.pipeline.manifest import part_directories
@@ -37,9 +37,9 @@ def resolve_model(name_or_path: str | Path) -> Path:
         for directory in search_path():
             if (directory / path / CONFIG).is_file():
                 return directory / path
-        by_language = pipelines_of(str(name_or_path))
+        by_language = pipelines_of_language(str(name_or_path))
         if by_language:  # a language code: its pipeline (``--model fr``)
-            return next(info.path for info in available_models() if info.name == by_language[0])
+            return next(d / by_language[0] for d in search_path() if (d / by_language[0] / CONFIG).is_file())
     places = ", ".join(str(d) for d in search_path()) or "no model directory"
     raise ModelError(
         f"{name_or_path}: no such model directory, nor a model of that name in {places} "
@@ -161,21 +161,6 @@ def model_language(model: str | Path) -> str | None:
     except ModelError:
         return None
     return _read_card(directory).get("language") or None
-
-
-def pipelines_of(language: str | None) -> list[str]:
-    """The names of the pipeline models of ``language`` that ``--model`` finds."""
-    if language is None:
-        return []
-    found = []
-    for info in available_models():
-        try:
-            arch = model_arch(info.path)
-        except ModelError:
-            continue
-        if arch == PIPELINE_ARCH and info.language == language:
-            found.append(info.name)
-    return found
 
 
 def component_directories(directory: str | Path) -> list[Path]:

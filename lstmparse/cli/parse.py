@@ -242,10 +242,11 @@ def _input_name(input_file: str) -> str:
 
 def _pipelines_hint(model) -> str:
     """Pipelines of the model's own language by name, or how to train one; never another language's."""
-    from lstmparse.app.catalog import model_language, pipelines_of
+    from lstmparse.app.catalog import model_language
+    from lstmparse.core.model_io import pipelines_of_language
 
     language = model_language(model)
-    names = pipelines_of(language)
+    names = pipelines_of_language(language)
     if names:
         return f"a pipeline model of its language ({', '.join(names)})"
     if language:

@@ -59,7 +59,7 @@ class Pipeline:
         pipeline's that has one: any tagger can feed any tag-reading parser without
         writing a manifest.
         """
-        parts = dict(_parts_of(model)) if model is not None else {}
+        parts = dict(parts_of(model)) if model is not None else {}
         parts.update({kind: _part(path, kind) for kind, path in (("tagger", tagger), ("tokenizer", tokenizer)) if path})
         pipeline = cls(
             Parser.load(parts["parser"]) if "parser" in parts else None,
@@ -139,7 +139,7 @@ class Pipeline:
         return self.parser
 
 
-def _parts_of(path: str | Path) -> dict[str, Path]:
+def parts_of(path: str | Path) -> dict[str, Path]:
     """The parts a model directory brings: a pipeline's, or the one part it is."""
     arch = model_arch(path)
     if arch == ARCH:
@@ -151,7 +151,7 @@ def _parts_of(path: str | Path) -> dict[str, Path]:
 
 def _part(path: str | Path, kind: str) -> Path:
     """The ``kind`` part (tagger, tokenizer) that a directory is or, as a pipeline, has."""
-    found = _parts_of(path).get(kind)
+    found = parts_of(path).get(kind)
     if found is None:
         raise ModelError(f"{path}: neither a {kind} nor a pipeline with one")
     return found

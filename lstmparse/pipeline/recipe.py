@@ -92,18 +92,19 @@ def treebank_folder(path: str | Path) -> TreebankFolder:
     folder = Path(path)
     if not folder.is_dir():
         raise ConfigurationError(f"--treebank {path}: no such directory")
-
-    def find(split: str) -> Path | None:
-        plain = folder / f"{split}.conllu"
-        if plain.is_file():
-            return plain
-        named = sorted(folder.glob(f"*-ud-{split}.conllu"))
-        return named[0] if named else None
-
-    train = find("train")
+    train = treebank_file(folder, "train")
     if train is None:
         raise ConfigurationError(f"--treebank {path}: no train.conllu nor *-ud-train.conllu in it")
-    return TreebankFolder(folder, train, find("dev"), find("test"))
+    return TreebankFolder(folder, train, treebank_file(folder, "dev"), treebank_file(folder, "test"))
+
+
+def treebank_file(folder: Path, split: str) -> Path | None:
+    """A treebank folder's ``SPLIT.conllu``, or ``*-ud-SPLIT.conllu`` as UD releases name it (None: neither)."""
+    plain = folder / f"{split}.conllu"
+    if plain.is_file():
+        return plain
+    named = sorted(folder.glob(f"*-ud-{split}.conllu"))
+    return named[0] if named else None
 
 
 def held_out_dev(train: Path, directory: Path) -> tuple[Path, Path]:

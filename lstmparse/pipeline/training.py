@@ -30,6 +30,7 @@ from lstmparse.core.model_io import CONFIG, atomic_write, model_arch
 from lstmparse.core.options import RunOptions
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import read_sentences
+from lstmparse.pipeline.api import parts_of
 from lstmparse.pipeline.folds import (
     fold_tagger_directory,
     jackknife_directory,
@@ -37,7 +38,7 @@ from lstmparse.pipeline.folds import (
     write_fold_training_file,
     write_sentences,
 )
-from lstmparse.pipeline.manifest import ARCH, PART_ARCHS, part_directories
+from lstmparse.pipeline.manifest import ARCH
 from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.pipeline.recipe import choose_settings, part_budgets, treebank_facts
 from lstmparse.stacklstm.options import StackLSTMOptions, parse_features
@@ -93,14 +94,9 @@ def _write_manifest(directory: Path, record: dict, started: float) -> dict:
 
 def _given_part(name: str, source: str, directory: Path, log: TextIO) -> dict:
     """A part trained before, copied into the pipeline's place for it (a pipeline given: its part of that name)."""
-    found = Path(source)
-    if model_arch(found) == ARCH:
-        parts = part_directories(found)
-        if name not in parts:
-            raise ModelError(f"--{name} {source}: a pipeline without a {name}")
-        found = parts[name]
-    if PART_ARCHS.get(model_arch(found)) != name:
-        raise ModelError(f"--{name} {source}: a {model_arch(found)} model, not a {name}")
+    found = parts_of(source).get(name)
+    if found is None:
+        raise ModelError(f"--{name} {source}: a {model_arch(source)} model, not a {name}")
     target = directory / name
     if target.resolve() != found.resolve():
         if target.exists():

@@ -33,7 +33,7 @@ from lstmparse.app.farm.jobs import (
     last_log_line,
     run_job,
 )
-from lstmparse.app.farm.plan import SPLITS, Job, Plan, TreebankFiles, dependents, plan_jobs
+from lstmparse.app.farm.plan import SPLITS, Job, Plan, TreebankFiles, dependents, needed_by, plan_jobs
 from lstmparse.app.farm.results import records, write_results
 from lstmparse.errors import ConfigurationError
 
@@ -222,16 +222,12 @@ def critical_paths(jobs: list[Job]) -> dict[str, float]:
     Starting the longest chains first keeps both cores busy to the end: a pipeline's
     fold taggers and tagger start before its tokenizer, since its parser waits on them.
     """
-    needed_by: dict[str, list[str]] = {}
-    for job in jobs:
-        for need in job.needs:
-            needed_by.setdefault(need, []).append(job.id)
-    by_id, lengths = {job.id: job for job in jobs}, {}
+    needing, by_id, lengths = needed_by(jobs), {job.id: job for job in jobs}, {}
 
     def length(job_id: str) -> float:
         if job_id not in lengths:
             own = by_id[job_id].budget_minutes or 1.0
-            lengths[job_id] = own + max((length(d) for d in needed_by.get(job_id, [])), default=0.0)
+            lengths[job_id] = own + max((length(d) for d in needing.get(job_id, [])), default=0.0)
         return lengths[job_id]
 
     return {job.id: length(job.id) for job in jobs}

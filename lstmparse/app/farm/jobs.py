@@ -105,17 +105,19 @@ def run_job(job: Job, work_dir: str, settings: dict | None = None) -> JobResult:
     return result
 
 
+def _model_started(job: Job) -> bool:
+    """Whether the job's model directory already holds something (an earlier attempt's model)."""
+    directory = Path(job.model_dir) if job.model_dir else None
+    return directory is not None and directory.is_dir() and any(directory.iterdir())
+
+
 def _continues(job: Job) -> bool:
     """Whether this attempt continues an earlier one's model (a resumable training with a model started)."""
-    directory = Path(job.model_dir) if job.model_dir else None
-    return job.resumable and directory is not None and directory.is_dir() and any(directory.iterdir())
+    return job.resumable and _model_started(job)
 
 
 def _with_restart_flag(job: Job, command: list[str]) -> list[str]:
     """A training command whose model directory holds an interrupted run: continued, or started again."""
-    if job.model_dir is None or "train" not in command[:2] or "--resume" in command:
+    if "train" not in command[:2] or "--resume" in command or not _model_started(job):
         return command
-    directory = Path(job.model_dir)
-    if directory.is_dir() and any(directory.iterdir()):
-        return [*command, "--resume" if job.resumable else "--overwrite"]
-    return command
+    return [*command, "--resume" if job.resumable else "--overwrite"]

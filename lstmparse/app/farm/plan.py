@@ -62,12 +62,10 @@ class Treebank:
     sentences: dict[str, int | None] = field(default_factory=dict)
 
     def file(self, split: str) -> Path | None:
-        """The folder's ``train``/``dev``/``test`` file: ``SPLIT.conllu``, or as UD names it, ``*-ud-SPLIT.conllu``."""
-        plain = self.path / f"{split}.conllu"
-        if plain.is_file():
-            return plain
-        named = sorted(self.path.glob(f"*-ud-{split}.conllu"))
-        return named[0] if named else None
+        """The folder's ``train``/``dev``/``test`` file, found as ``train --treebank`` finds it."""
+        from lstmparse.pipeline.recipe import treebank_file
+
+        return treebank_file(self.path, split)
 
 
 @dataclass(frozen=True)
@@ -341,15 +339,21 @@ def _evaluation_job(
     return Job(f"{prefix}/evaluate", **base, step="evaluate", commands=tuple(commands), needs=(trained,), trains=False)
 
 
-def dependents(jobs: Iterable[Job], failed: str) -> set[str]:
-    """Every job that needs ``failed``, directly or through others."""
-    needed_by: dict[str, list[str]] = {}
+def needed_by(jobs: Iterable[Job]) -> dict[str, list[str]]:
+    """Each job's id mapped to the ids of the jobs that need it directly."""
+    needing: dict[str, list[str]] = {}
     for job in jobs:
         for need in job.needs:
-            needed_by.setdefault(need, []).append(job.id)
+            needing.setdefault(need, []).append(job.id)
+    return needing
+
+
+def dependents(jobs: Iterable[Job], failed: str) -> set[str]:
+    """Every job that needs ``failed``, directly or through others."""
+    needing = needed_by(jobs)
     found, frontier = set(), [failed]
     while frontier:
-        for dependent in needed_by.get(frontier.pop(), []):
+        for dependent in needing.get(frontier.pop(), []):
             if dependent not in found:
                 found.add(dependent)
                 frontier.append(dependent)
