@@ -37,17 +37,17 @@ def main() -> None:
     parser.add_argument("--write", metavar="DIR", help="also write both outputs there (raw.conllu, gold_tokens.conllu)")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=256)
-    from lstmparse.io.formats import read_sentences
+    from lstmparse.app.accuracy import blank_columns, raw_text_paragraphs
+    from lstmparse.io.formats import TAG_COLUMNS, read_sentences
     from lstmparse.pipeline.api import Pipeline
     from lstmparse.scoring.conll18 import document, score_documents
     from lstmparse.tokenizer.api import RawParagraph
-    from lstmparse.tokenizer.data import paragraphs
 
     gold = list(read_sentences(args.gold))
     load_start = time.time()
     pipeline = Pipeline.load(args.model)
     load_seconds = time.time() - load_start
-    raw = [RawParagraph(p.text) for p in paragraphs(gold)]
+    raw = [RawParagraph(text) for text in raw_text_paragraphs(gold)[0]]
 
     stages, timer = {}, time.process_time
     start = timer()
@@ -62,7 +62,7 @@ def main() -> None:
     gold_document = document(gold)
     raw_scores = score_documents(gold_document, document(parsed))
 
-    blank = [s.with_columns({c: ["_"] * len(s) for c in ("lemma", "upos", "xpos", "feats")}) for s in gold]
+    blank = blank_columns(gold, list(TAG_COLUMNS))
     start = timer()
     gold_tokens = [best for best, *_ in pipeline.candidates(blank, args.beam, 1)]
     gold_tokens_seconds = timer() - start

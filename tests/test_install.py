@@ -119,19 +119,21 @@ def test_a_corrupt_or_truncated_download_is_refused_and_nothing_is_half_installe
     assert nothing_installed(models_dir)
 
 
-def hostile_archive(path: Path, member: tarfile.TarInfo, data: bytes = b"") -> Path:
-    """A model archive with every real file and one extra member."""
+def hand_made_archive(path: Path, extra: tarfile.TarInfo | None = None, data: bytes = b"", digest=None) -> Path:
+    """The model's files and a manifest (each file's SHA-256, or ``digest(file)``), and an ``extra`` member."""
+    digest = digest or install.sha256_of
     with tarfile.open(path, "w:gz") as tar:
         files = sorted(p for p in MODEL.iterdir() if p.is_file())
-        manifest = {"name": "en_ewt_wp", "files": {p.name: install.sha256_of(p) for p in files}}
+        manifest = {"name": "en_ewt_wp", "files": {p.name: digest(p) for p in files}}
         for p in files:
             tar.add(p, arcname=f"en_ewt_wp/{p.name}")
         body = json.dumps(manifest).encode()
         info = tarfile.TarInfo("en_ewt_wp/manifest.json")
         info.size = len(body)
         tar.addfile(info, io.BytesIO(body))
-        member.size = len(data) if member.isfile() else 0
-        tar.addfile(member, io.BytesIO(data) if member.isfile() else None)
+        if extra is not None:
+            extra.size = len(data) if extra.isfile() else 0
+            tar.addfile(extra, io.BytesIO(data) if extra.isfile() else None)
     return path
 
 
@@ -152,26 +154,17 @@ def _member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile
     ],
 )
 def test_a_hostile_archive_is_refused_before_anything_is_written(member, message, models_dir, tmp_path):
-    archive = hostile_archive(tmp_path / "hostile.tar.gz", member, b"owned")
+    archive = hand_made_archive(tmp_path / "hostile.tar.gz", member, b"owned")
     with pytest.raises(ModelError, match=message):
         install.install(str(archive))
     assert nothing_installed(models_dir) and not (tmp_path / "evil.txt").exists()
 
 
 def test_files_that_do_not_match_their_manifest_are_refused(models_dir, tmp_path):
-    extra = hostile_archive(tmp_path / "extra.tar.gz", _member("en_ewt_wp/extra.json"), b"{}")
+    extra = hand_made_archive(tmp_path / "extra.tar.gz", _member("en_ewt_wp/extra.json"), b"{}")
     with pytest.raises(ModelError, match="does not list exactly the files it holds"):
         install.install(str(extra))
-    changed = tmp_path / "changed.tar.gz"
-    with tarfile.open(changed, "w:gz") as tar:
-        files = sorted(p for p in MODEL.iterdir() if p.is_file())
-        manifest = {"name": "en_ewt_wp", "files": {p.name: "0" * 64 for p in files}}
-        for p in files:
-            tar.add(p, arcname=f"en_ewt_wp/{p.name}")
-        body = json.dumps(manifest).encode()
-        info = tarfile.TarInfo("en_ewt_wp/manifest.json")
-        info.size = len(body)
-        tar.addfile(info, io.BytesIO(body))
+    changed = hand_made_archive(tmp_path / "changed.tar.gz", digest=lambda path: "0" * 64)
     with pytest.raises(ModelError, match="does not match its SHA-256"):
         install.install(str(changed))
     assert nothing_installed(models_dir) or not any(p.name == "en_ewt_wp" for p in models_dir.iterdir())

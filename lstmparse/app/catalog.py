@@ -104,12 +104,12 @@ def _read_card(directory: Path) -> dict:
     return card if isinstance(card, dict) else {}
 
 
-DEV_FIGURES = (
+DEV_FIGURES = (  # a training record's best dev figure, by family, and its name (cards, train's last line)
     ("best_dev_las", "dev LAS"),
     ("best_dev_f1", "dev F1"),
-    ("best_dev_upos", "dev UPOS"),
-    ("best_dev_tokens_f1", "dev tokens F1"),
     ("best_dev_perplexity", "dev perplexity"),
+    ("best_dev_upos", "dev UPOS accuracy"),
+    ("best_dev_tokens_f1", "dev token F1"),
 )
 
 

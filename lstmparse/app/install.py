@@ -131,8 +131,9 @@ def install(source: str, sha256: str | None = None, catalogue: str | None = None
     expected = (sha256 or expected or "").lower() or None
     with tempfile.TemporaryDirectory(prefix="lstmparse-install-") as scratch:
         archive = _fetch(url_or_path, Path(scratch) / "model.tar.gz")
-        if expected is not None and sha256_of(archive) != expected:
-            raise ModelError(f"{source}: the archive's SHA-256 is {sha256_of(archive)}, not the expected {expected}")
+        digest = sha256_of(archive) if expected is not None else None
+        if digest != expected:
+            raise ModelError(f"{source}: the archive's SHA-256 is {digest}, not the expected {expected}")
         members, manifest = _checked_members(archive)
         return _unpack(archive, members, manifest, install_directory(), force)
 

@@ -393,15 +393,9 @@ def _training_files(explicit: dict, model_dir: str):
 
 def _summary(record: dict) -> str:
     """What the best epoch scored, in the family's measure (a training loss only where no dev set was given)."""
-    measures = (
-        ("best_dev_las", "dev LAS"),
-        ("best_dev_f1", "dev F1"),
-        ("best_dev_perplexity", "dev perplexity"),
-        ("best_dev_upos", "dev UPOS accuracy"),
-        ("best_dev_tokens_f1", "dev token F1"),
-        ("best_training_loss_per_word", "training loss per word (no --dev)"),
-    )
-    for key, measure in measures:
+    from lstmparse.app.catalog import DEV_FIGURES
+
+    for key, measure in (*DEV_FIGURES, ("best_training_loss_per_word", "training loss per word (no --dev)")):
         if record.get(key) is not None:
             return f"best {measure} {record[key]:.2f} at epoch {record.get('best_epoch')}"
     return "model saved"

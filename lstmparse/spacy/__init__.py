@@ -157,7 +157,7 @@ def doc_of(vocab: Vocab, text: str, sentences: Sequence[Sentence]) -> Doc:
             starts.append(False)
 
     for sentence in sentences:
-        for k, (start, end, surface) in enumerate(_surface_units(sentence, text)):
+        for k, (start, end, surface, _) in enumerate(_surface_units(sentence, text)):
             white_space_until(start)
             for j, form in enumerate(surface):
                 words.append(form)
@@ -172,14 +172,14 @@ def doc_of(vocab: Vocab, text: str, sentences: Sequence[Sentence]) -> Doc:
     return doc
 
 
-def _surface_units(sentence: Sentence, text: str) -> Iterator[tuple[int, int, list[str]]]:
-    """Each token of a sentence in the text: its offsets and the spaCy tokens it becomes (its words where they
-    spell it, else itself)."""
+def _surface_units(sentence: Sentence, text: str) -> Iterator[tuple[int, int, list[str], int]]:
+    """Each token of a sentence in the text: its offsets, the spaCy tokens it becomes (its words where they
+    spell it, else itself) and how many words it holds."""
     for units in _token_groups(sentence):
         start, end = units[0].start_char, units[0].end_char
         surface = text[start:end]
         forms = [word.form for word in units]
-        yield start, end, forms if len(units) == 1 or "".join(forms) == surface else [surface]
+        yield start, end, forms if len(units) == 1 or "".join(forms) == surface else [surface], len(units)
 
 
 def _token_groups(sentence: Sentence) -> list[list]:
@@ -249,15 +249,10 @@ def _own_token_index(doc: Doc, sentences: Sequence[Sentence]) -> list[list[int]]
     tokens = iter(token for token in doc if not token.is_space)
     text, index = doc.text, []
     for sentence in sentences:
-        words = []
-        for units in _token_groups(sentence):
-            surface = text[units[0].start_char : units[0].end_char]
-            forms = [word.form for word in units]
-            if len(units) == 1 or "".join(forms) == surface:
-                words += [next(tokens).i for _ in units]
-            else:
-                shared = next(tokens).i
-                words += [shared] * len(units)
+        words: list[int] = []
+        for _, _, surface, count in _surface_units(sentence, text):
+            pieces = [next(tokens).i for _ in surface]
+            words += pieces if len(pieces) == count else pieces * count  # a token kept whole: all its words
         index.append(words)
     return index
 
@@ -280,11 +275,13 @@ def _annotate(doc: Doc, sentences: Sequence[Sentence], token_index: list[list[in
             spacy_token.set_morph(_blank(token.feats) or None)
             heads[target] = target if head == 0 else index[head - 1]
             deps[target] = token.deprel or "dep"
-    words = [token.i for token in doc if not token.is_space]
+    first = next((token.i for token in doc if not token.is_space), None)
+    last = None  # the last token before this one that is not white space
     for token in doc:
-        if token.is_space and words:
-            before = [i for i in words if i < token.i]
-            heads[token.i], deps[token.i] = (before[-1] if before else words[0]), "dep"
+        if not token.is_space:
+            last = token.i
+        elif first is not None:
+            heads[token.i], deps[token.i] = (first if last is None else last), "dep"
     if len(doc):
         array = np.empty((len(doc), 2), dtype="uint64")
         array[:, 0] = np.array([heads[i] - i for i in range(len(doc))], dtype="int64").astype("uint64")  # relative

@@ -19,7 +19,7 @@ from lstmparse.core.model_io import model_repr
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import Sentence
 from lstmparse.io.inputs import checked_sentences
-from lstmparse.tagger.familiarity import watched
+from lstmparse.tagger.familiarity import expected_unknown_share, watched
 from lstmparse.tagger.model import Tagger, tag_all
 
 
@@ -37,6 +37,8 @@ class POSTagger:
     def __init__(self, model: Tagger, source: str | Path | None = None) -> None:
         self.model = model
         self.source = source  # the model directory, for repr
+        words = model.vocabs.get("words")
+        self.expected_unknown = expected_unknown_share(words) if words is not None else 0.0
 
     def __repr__(self) -> str:
         columns = [column.upper() for column in self.model.columns]
@@ -64,7 +66,8 @@ class POSTagger:
         """
         checked = checked_sentences(sentences)
         if "words" in self.model.vocabs and "chars" in self.model.vocabs:
-            checked = watched(checked, self.model.vocabs["words"], self.model.vocabs["chars"], _model_name(self.source))
+            vocabs, name = self.model.vocabs, _model_name(self.source)
+            checked = watched(checked, vocabs["words"], vocabs["chars"], name, self.expected_unknown)
         return self._tagged(checked, retag, window_size)
 
     def _tagged(self, sentences: Iterator[Sentence], retag: bool, window_size: int) -> Iterator[Sentence]:

@@ -36,8 +36,13 @@ def expected_unknown_share(words: Vocabulary) -> float:
     return sum(1 for count in words.counts.values() if count == 1) / total if total else 0.0
 
 
-def watched(sentences: Iterable[Sentence], words: Vocabulary, chars: Vocabulary, model: str) -> Iterator[Sentence]:
-    """The sentences, unchanged; once enough words were read (or at the end), a warning if the text looks foreign."""
+def watched(
+    sentences: Iterable[Sentence], words: Vocabulary, chars: Vocabulary, model: str, expected: float
+) -> Iterator[Sentence]:
+    """The sentences, unchanged; once enough words were read (or at the end), a warning if the text looks foreign.
+
+    ``expected``: :func:`expected_unknown_share` of ``words`` (computed once per model by the caller).
+    """
     seen = unknown = characters = unknown_characters = 0
     judged = False
     for sentence in sentences:
@@ -49,10 +54,10 @@ def watched(sentences: Iterable[Sentence], words: Vocabulary, chars: Vocabulary,
                 unknown_characters += sum(char not in chars for char in token.form)
             if seen >= WORDS_WATCHED:
                 judged = True
-                _judge(seen, unknown, characters, unknown_characters, expected_unknown_share(words), model)
+                _judge(seen, unknown, characters, unknown_characters, expected, model)
         yield sentence
     if not judged:
-        _judge(seen, unknown, characters, unknown_characters, expected_unknown_share(words), model)
+        _judge(seen, unknown, characters, unknown_characters, expected, model)
 
 
 def _judge(seen: int, unknown: int, characters: int, unknown_characters: int, expected: float, model: str) -> None:

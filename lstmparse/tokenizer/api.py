@@ -124,12 +124,11 @@ class Tokenizer:
         labelled together (many short documents: spaCy's ``nlp.pipe``)."""
         for chunk in windows(iter(texts), window_size):
             per_text = [list(raw_paragraphs(text_lines(checked_text(text)))) for text in chunk]
-            log_probs = iter(label_paragraphs(self.labeller, [p.text for ps in per_text for p in ps]))
+            segmented = iter(self._segmented([p for paragraphs in per_text for p in paragraphs]))
             for paragraphs in per_text:
                 sentences: list[Sentence] = []
                 for paragraph in paragraphs:
-                    found = segment(paragraph.text, next(log_probs), self.labeller.dims.spaces_in_tokens)
-                    for k, spans in enumerate(found):
+                    for k, spans in enumerate(next(segmented)):
                         sentences.append(self.sentence(paragraph, spans, len(sentences) + 1, new_paragraph=k == 0))
                 yield sentences
 
@@ -144,14 +143,18 @@ class Tokenizer:
         """
         number = 0
         for window in windows(paragraphs, window_size):
-            log_probs = label_paragraphs(self.labeller, [p.text for p in window])
-            for paragraph, values in zip(window, log_probs, strict=True):
-                found = segment(paragraph.text, values, self.labeller.dims.spaces_in_tokens)
+            for paragraph, found in zip(window, self._segmented(window), strict=True):
                 if not split:
                     found = [[span for sentence in found for span in sentence]]
                 for k, spans in enumerate(found):
                     number += 1
                     yield self.sentence(paragraph, spans, number, new_paragraph=k == 0 and split)
+
+    def _segmented(self, paragraphs: list[RawParagraph]) -> list[list[list[Span]]]:
+        """Each paragraph's sentences as token spans, the paragraphs labelled together (in shared graphs)."""
+        log_probs = label_paragraphs(self.labeller, [p.text for p in paragraphs])
+        spaces = self.labeller.dims.spaces_in_tokens
+        return [segment(p.text, values, spaces) for p, values in zip(paragraphs, log_probs, strict=True)]
 
     def sentence(self, paragraph: RawParagraph, spans: list[Span], number: int, new_paragraph: bool) -> Sentence:
         """A CoNLL-U sentence of the given tokens, multi-word tokens split into their words."""
