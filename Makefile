@@ -25,6 +25,7 @@ test-all: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/python -m mypy
 
 # The documentation site (docs/, mkdocs.yml) into site/; strict: a broken link or API reference fails.
 docs: install

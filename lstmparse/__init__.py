@@ -33,11 +33,12 @@ def load(path=None):
     """
     from lstmparse.app.catalog import resolve_model
     from lstmparse.core.families import family
-    from lstmparse.core.model_io import DEFAULT_MODEL, model_arch
+    from lstmparse.core.model_io import DEFAULT_MODEL
+    from lstmparse.core.records import read_record
 
     configure_defaults()
-    path = resolve_model(path or DEFAULT_MODEL)
-    return family(model_arch(path)).load(path)
+    record = read_record(resolve_model(path or DEFAULT_MODEL))
+    return family(record.arch).load(record)
 
 
 def read(source) -> Document:

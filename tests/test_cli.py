@@ -64,7 +64,7 @@ def test_an_option_of_another_family_is_refused_before_any_work(arch, foreign, s
 
 
 def test_train_help_groups_options_by_family_with_their_defaults():
-    from lstmparse.stacklstm.options import StackLSTMOptions
+    from lstmparse.stacklstm.options import BATCH_SIZE_HELP
     from lstmparse.treelstm.options import TreeLSTMOptions
 
     text = lstmparse("train", "--help").stdout
@@ -73,7 +73,7 @@ def test_train_help_groups_options_by_family_with_their_defaults():
     assert any(line.startswith("stack-LSTM parser and pipeline (--arch stacklstm, pipeline)") for line in sections)
     assert any(line.startswith("seq2seq constituency parser (--arch seq2seq)") for line in sections)
     flat = " ".join(text.split())
-    assert f"stacklstm {StackLSTMOptions.batch_size}; TreeLSTMs {TreeLSTMOptions.batch_size}" in flat
+    assert f"stacklstm {BATCH_SIZE_HELP}; TreeLSTMs {TreeLSTMOptions.batch_size}" in flat
     assert text.index("--bidirectional") > text.index("seq2seq constituency parser (--arch seq2seq)")
 
 

@@ -184,3 +184,18 @@ def test_without_lstmparse_models_it_installs_into_the_users_data_directory_wher
     assert (tmp_path / "data" / "lstmparse" / "models" / "en_ewt_wp" / "config.json").is_file()
     listed = run_cli("models", "en_ewt_wp", env=env)
     assert str(tmp_path / "data" / "lstmparse" / "models" / "en_ewt_wp") in listed.stdout
+
+
+def test_the_wheel_keeps_english_models_only(tmp_path):
+    """setup.py ships models whose card says English (or that have no card); other languages install separately."""
+    source = (ROOT / "setup.py").read_text(encoding="utf-8").replace("setup(data_files=model_files())", "")
+    namespace: dict = {"__file__": str(ROOT / "setup.py")}
+    exec(compile(source, "setup.py", "exec"), namespace)  # noqa: S102 - our own setup.py, without its setup() call
+    in_the_wheel = namespace["in_the_wheel"]
+    for name, card in (("fr_model", {"language": "fr"}), ("en_model", {"language": "en"}), ("old_model", None)):
+        (tmp_path / name).mkdir()
+        if card is not None:
+            (tmp_path / name / "card.json").write_text(json.dumps(card), encoding="utf-8")
+    assert [in_the_wheel(tmp_path / name) for name in ("fr_model", "en_model", "old_model")] == [False, True, True]
+    shipped = {target.split("/")[3] for target, _ in namespace["model_files"]()}
+    assert shipped and all(name.startswith("en_") for name in shipped)

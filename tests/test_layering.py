@@ -112,3 +112,13 @@ def test_the_room_check_sees_an_upward_import_even_inside_a_function():
     ]
     assert upward_imports("lstmparse.app.serve", "from lstmparse import __version__\n") == []
     assert upward_imports("lstmparse.cli.parse", "from lstmparse.app import catalog\n") == []
+
+
+@pytest.mark.slow
+def test_the_type_checker_finds_nothing():
+    """mypy over the package (its settings in pyproject.toml: DyNet and the other untyped packages let in at one
+    place); ``make lint`` runs the same check."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-1000:]

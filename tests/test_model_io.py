@@ -24,7 +24,7 @@ def test_loaded_model_parses_identically(tmp_path, parser):
     model, sentences = parser
     model.save(str(tmp_path / "m"), training={"note": "x"})
     loaded = StackLSTMParser.load(str(tmp_path / "m"))
-    assert loaded.training == {"note": "x"}
+    assert loaded.training_record == {"note": "x"}
     for sentence in sentences[:20]:
         assert loaded.parse(sentence.tokens) == model.parse(sentence.tokens)
 
@@ -175,7 +175,7 @@ def test_resuming_a_revision_1_model_trains_it_under_revision_2(tmp_path, small_
     record = train(StackLSTMOptions(**{**options.__dict__, "epochs": 2, "resume": True}), log=log)
     assert "revision-1 model" in log.getvalue()
     assert record["revision_1_epochs"] == 1 and record["best_epoch"] == 2  # old dev scores do not compete
-    assert StackLSTMParser.load(str(tmp_path / "m")).training["revision_1_epochs"] == 1
+    assert StackLSTMParser.load(str(tmp_path / "m")).training_record["revision_1_epochs"] == 1
 
 
 def test_averaging_checkpoints_means_every_parameter_and_refuses_other_models(tmp_path, parser, small_treebank):
@@ -200,3 +200,25 @@ def test_averaging_checkpoints_means_every_parameter_and_refuses_other_models(tm
         model_io.average_directories([first, tmp_path / "other"], tmp_path / "bad")
     with pytest.raises(ModelError, match="at least two"):
         model_io.average_directories([first], tmp_path / "bad")
+
+
+@pytest.mark.parametrize("name", ["en_ewt_pipeline_ensemble", "en_gum_seq2seq_ensemble"])
+def test_a_model_directorys_record_is_read_once_on_its_way_in(monkeypatch, name):
+    """One way in: ``lstmparse.load`` reads each config.json once (the record the registry, the pipeline
+    assembler, the ensemble and constituency loaders hand on; a leaf's own load reads its part's)."""
+    import pathlib
+
+    import lstmparse
+
+    reads: dict[str, int] = {}
+    original = pathlib.Path.read_text
+
+    def counted(self, *args, **kwargs):
+        if self.name == model_io.CONFIG:
+            reads[str(self.resolve())] = reads.get(str(self.resolve()), 0) + 1
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "read_text", counted)
+    lstmparse.load(name)
+    assert len(reads) >= 3  # the manifest and its members (a pipeline: its parts too)
+    assert {path: count for path, count in reads.items() if count > 1} == {}

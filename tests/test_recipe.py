@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from conftest import DATA, first_sentences, run_cli
 
@@ -112,7 +113,7 @@ def test_one_command_trains_a_language_from_its_folder_and_writes_its_card(tmp_p
     model = tmp_path / "model"
     result = run_cli(
         "train", "--arch", "pipeline", "--treebank", folder, "--model-dir", model, "--epochs", "1",
-        "--jackknife", "2", "--budget-minutes", "2", "--language", "ta",
+        "--jackknife", "2", "--budget-minutes", "2", "--language", "ta", "--half-precision",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "has no dev file: every tenth training sentence was held out" in result.stderr
@@ -126,6 +127,14 @@ def test_one_command_trains_a_language_from_its_folder_and_writes_its_card(tmp_p
     assert config["training"]["budget_minutes"]["parser"] == pytest.approx(1.1)
     listed = run_cli("models", env={"LSTMPARSE_MODELS": str(tmp_path)})
     assert "model" in listed.stdout and " ta " in listed.stdout, listed.stdout
+    for part in ("tokenizer", "tagger", "parser"):  # --half-precision: every part stored as float16
+        part_config = json.loads((model / part / "config.json").read_text(encoding="utf-8"))
+        with np.load(model / part / part_config["params_file"]) as params:
+            assert {params[name].dtype for name in params.files} == {np.dtype(np.float16)}
+    assert any("float16" in note for note in card["notes"])
+    text = (folder / "train.conllu").read_text(encoding="utf-8").split("# text = ")[1].split("\n")[0]
+    parsed = run_cli("parse", "--model", model, "--input-format", "raw", stdin=text)
+    assert parsed.returncode == 0 and "\t" in parsed.stdout, parsed.stderr
 
 
 def test_treebank_and_train_together_is_one_usage_line(tmp_path):

@@ -319,8 +319,9 @@ def _drawings(sentences: list[Sentence], conllu: str, constituency: bool) -> str
 
     parts = []
     for number, sentence in enumerate(sentences, start=1):
-        if constituency:
-            svg = constituency_svg(parse_ptb_text(sentence.metadata["constituency"])[0])
+        bracketed = sentence.metadata.get("constituency") if constituency else None
+        if bracketed:
+            svg = constituency_svg(parse_ptb_text(bracketed)[0])
         else:
             svg = dependency_svg(sentence)
         caption = escape(caption_of(sentence, number))

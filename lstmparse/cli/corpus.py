@@ -8,12 +8,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import SimpleNamespace
+from typing import Any
 
 import click
 
 from lstmparse.cli.common import MEMORY_MB, MODEL, MODEL_HELP, clean_errors
 from lstmparse.core import backend
-from lstmparse.core.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL, model_arch
+from lstmparse.core.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL
+from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.io.formats import FORMATS, RAW_FORMATS
 
 
@@ -75,11 +77,11 @@ def parse_corpus(
 
     if workers is not None and scheduler is not None:
         raise click.UsageError("--workers runs local processes, --scheduler a Dask cluster: pick one")
-    model = model_dir or DEFAULT_MODEL
-    constituency = model_arch(model) in CONSTITUENCY_ARCHS
+    record = read_record(model_dir or DEFAULT_MODEL)
+    constituency = record.arch in CONSTITUENCY_ARCHS
     beam = beam or (10 if constituency else 1)
     output_format = output_format or ("ptb" if constituency else "conllu")
-    _check_request(model, constituency, input_format, output_format, beam, kbest)
+    _check_request(record, constituency, input_format, output_format, beam, kbest)
     settings = {"model": model_dir, "input_format": input_format, "output_format": output_format}
     jobs = corpus.plan_jobs(
         corpus.expand_shards(shards),
@@ -95,7 +97,7 @@ def parse_corpus(
     corpus.remove_partial_outputs(jobs)
     todo = [job for job in jobs if not os.path.exists(job.output)]
     if todo:  # a missing or damaged model is one error here, not one per shard (and no load when all is done)
-        _check_model_files(model)
+        _check_model_files(record.path)
     todo.sort(key=lambda job: os.path.getsize(job.shard), reverse=True)  # largest first: the last to end are short
     summary = Summary(skipped=len(jobs) - len(todo))
     start = time.time()
@@ -120,7 +122,9 @@ def parse_corpus(
         sys.exit(2)
 
 
-def _check_request(model, constituency: bool, input_format: str, output_format: str, beam: int, kbest: int) -> None:
+def _check_request(
+    record: ModelRecord, constituency: bool, input_format: str, output_format: str, beam: int, kbest: int
+) -> None:
     """Refuse, before any work, what the model cannot do."""
     from lstmparse.errors import ConfigurationError
     from lstmparse.pipeline.manifest import PART_ARCHS, part_directories
@@ -129,12 +133,12 @@ def _check_request(model, constituency: bool, input_format: str, output_format: 
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
     if constituency:
         return
-    arch = model_arch(model)
+    model, arch = record.path, record.arch
     if arch != "pipeline" and PART_ARCHS.get(arch) != "parser":
         raise ConfigurationError(f"{model}: parse-corpus parses with dependency models, pipelines and seq2seq models")
     if "ptb" in (input_format, output_format):
         raise ConfigurationError(f"bracketed input or output needs a constituency (seq2seq) model; {model} is not one")
-    parts = part_directories(model) if arch == "pipeline" else {"parser": model}
+    parts = part_directories(record) if arch == "pipeline" else {"parser": model}
     if input_format in RAW_FORMATS and "tokenizer" not in parts:
         raise ConfigurationError(
             f"--input-format {input_format} needs a pipeline model with a tokenizer; {model} has none"
@@ -151,11 +155,12 @@ def _check_model_files(model) -> None:
 
 
 @contextmanager
-def _progress(shards: int, summary: Summary, quiet: bool) -> Iterator:
+def _progress(shards: int, summary: Summary, quiet: bool) -> Iterator[Any]:
     """A progress bar over the shards, showing the sentences parsed so far (nothing with --quiet)."""
     if quiet:
         yield SimpleNamespace(update=lambda steps: None)
         return
+    bar: Any  # click's ProgressBar, over shard counts
     with click.progressbar(
         length=shards, label="shards", file=sys.stderr, item_show_func=lambda _: f"{summary.sentences} sentences"
     ) as bar:

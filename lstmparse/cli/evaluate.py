@@ -57,8 +57,8 @@ def evaluate(gold, system, model, source, output, beam, memory_mb, as_json, fmt)
     if fmt == "ptb":
         from lstmparse.scoring.evalb import evaluate_ptb_files
 
-        scores = evaluate_ptb_files(gold, system)
-        click.echo(json.dumps(scores.as_dict(), indent=2) if as_json else scores.report())
+        brackets = evaluate_ptb_files(gold, system)
+        click.echo(json.dumps(brackets.as_dict(), indent=2) if as_json else brackets.report())
         return
     from lstmparse.io.formats import check_trees, read_sentences
     from lstmparse.scoring.conll18 import document, report, score_documents, unannotated_measures
@@ -75,7 +75,7 @@ def evaluate(gold, system, model, source, output, beam, memory_mb, as_json, fmt)
         scores = score_sentences(check_trees(gold_sentences), check_trees(system_sentences), system)
     unannotated = unannotated_measures(gold_sentences)
     if as_json:
-        result = scores.as_dict() if scores is not None else {}
+        result: dict[str, object] = dict(scores.as_dict()) if scores is not None else {}
         result["conll18"] = {name: round(s.f1, 2) for name, s in conll18.items() if name not in unannotated}
         click.echo(json.dumps(result, indent=2))
         return

@@ -155,17 +155,19 @@ def parse(
     or a name (lstmparse models lists them); --processors, --tagger and --tokenizer
     run part of a pipeline or put other parts in it.
     """
-    from lstmparse.core.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL, model_arch
+    from lstmparse.core.families import family
+    from lstmparse.core.model_io import DEFAULT_MODEL
+    from lstmparse.core.records import read_record
 
-    arch = model_arch(model_dir or DEFAULT_MODEL)
-    if arch in CONSTITUENCY_ARCHS:
+    record = read_record(model_dir or DEFAULT_MODEL)  # read once, handed on to the loaders
+    if family(record.arch).constituency:
         if retag or tokenizer_dir or processors or confidence:
             raise ConfigurationError(
                 f"--retag, --tokenizer, --processors and --confidence apply to dependency models and pipelines; "
                 f"{model_dir} is a constituency model (raw text goes through the default pipeline's tokenizer)"
             )
         _parse_constituency(
-            model_dir,
+            record,
             input_file,
             output_file,
             (input_format, output_format or "ptb"),
@@ -176,7 +178,7 @@ def parse(
         )
         return
     _parse_dependency(
-        (model_dir or DEFAULT_MODEL, tagger_dir, tokenizer_dir, processors),
+        (record, tagger_dir, tokenizer_dir, processors),
         input_file,
         output_file,
         (input_format, output_format or "conllu", retag),
@@ -207,7 +209,7 @@ def _parse_dependency(models, input_file, output_file, formats, search, quiet, m
     load_start = time.time()
     # with --jobs too: a bad model fails here, with a clean error, not in a worker
     pipeline = Pipeline.assemble(*models[:3])
-    stages = _check_stages(pipeline, models[3], input_format, retag, models[0])
+    stages = _check_stages(pipeline, models[3], input_format, retag, models[0].path)
     load_seconds = time.time() - load_start
     start, sentences, words = time.time(), 0, 0
     streaming = batch_size == 1  # every stage hands on each sentence at once (interactive use)
@@ -275,7 +277,7 @@ def _check_stages(pipeline, processors: list[str] | None, input_format: str, ret
     return stages
 
 
-def _parse_constituency(model_dir, input_file, output_file, formats, tagger_dir, search, quiet, memory_mb):
+def _parse_constituency(record, input_file, output_file, formats, tagger_dir, search, quiet, memory_mb):
     """Parse with a seq2seq model: trees as ``formats`` (input, output format) say, and how many needed repair.
 
     ``search`` is (beam, constrained, kbest, jobs).
@@ -293,15 +295,16 @@ def _parse_constituency(model_dir, input_file, output_file, formats, tagger_dir,
     from lstmparse.tokenizer.api import Tokenizer
 
     load_start = time.time()
-    parser = ConstituencyParser.load(model_dir, tagger_dir)
+    parser = ConstituencyParser.load(record, tagger_dir)
     tokenizer = Tokenizer.load(default_tokenizer()) if input_format in RAW_FORMATS else None
     load_seconds = time.time() - load_start
     start, sentences, repaired = time.time(), 0, 0
     inputs = read_inputs(input_file, input_format, tokenizer)
     parsed = with_inputs(parser.parse_kbest, inputs, beam, kbest, constrained)
 
-    def text_of(pair) -> str:
-        return constituency_text(*pair, output_format, kbest > 1)
+    def text_of(pair: tuple) -> str:
+        item, candidates = pair
+        return constituency_text(item, candidates, output_format, kbest > 1)
 
     for _, candidates in written(output_file, parsed, text_of, quiet, input_file):
         sentences += 1
@@ -334,6 +337,7 @@ def _parsed(parser, sentences, search: tuple, jobs: int, parser_dir: str, memory
 
     beam, kbest, batch_size, confidence = search
     if jobs > 1:
-        search = {"beam": beam, "kbest": kbest, "batch_size": batch_size, "confidence": confidence}
-        return parse_in_processes(parser_dir, sentences, jobs, memory_mb, **search)
+        return parse_in_processes(
+            parser_dir, sentences, jobs, memory_mb, beam=beam, kbest=kbest, batch_size=batch_size, confidence=confidence
+        )
     return parser.candidates(sentences, beam, kbest, batch_size, confidence)

@@ -72,5 +72,5 @@ def _drawn(input_file: str, input_format: str, gold: str | None):
         reference = next(golds, None) if golds is not None else None
         if golds is not None and (reference is None or reference.forms != sentence.forms):
             line = reference.first_line if reference is not None else None
-            raise InputError(gold, line, f"sentence {number} has other words than in {input_file} (or is missing)")
+            raise InputError(str(gold), line, f"sentence {number} has other words than in {input_file} (or is missing)")
         yield drawing.caption_of(sentence, number), drawing.dependency_svg(sentence, reference)

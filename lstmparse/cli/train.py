@@ -17,10 +17,12 @@ import click
 
 from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, clean_errors, configure_dynet
 from lstmparse.core.families import TRAINABLE, family
+from lstmparse.core.options import RunOptions
 from lstmparse.layers import CHAR_LSTM_SIZE
 from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
 from lstmparse.stacklstm.options import (
+    BATCH_SIZE_HELP,
     BATCHING,
     DEFAULT_FEATURES,
     FEATURES,
@@ -80,14 +82,14 @@ def family_option(*decls: str, families: tuple[str, ...] = EVERY, **kwargs) -> C
     return click.option(*decls, cls=FamilyOption, families=families, **kwargs)
 
 
-def _default(options_class: type, name: str):
+def _default(options_class: type[RunOptions], name: str) -> object:
     """A field's default in an options dataclass."""
     return next(f.default for f in dataclasses.fields(options_class) if f.name == name)
 
 
-def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> str:
+def _defaults(name: str, per_class: Callable[[type[RunOptions]], object] | None = None) -> str:
     """'[default: stacklstm 1; TreeLSTMs 32; seq2seq 16]', read from each family's options dataclass."""
-    named = {
+    named: dict[str, type[RunOptions]] = {
         "stacklstm": StackLSTMOptions,
         "TreeLSTMs": TreeLSTMOptions,
         "seq2seq": Seq2SeqOptions,
@@ -98,7 +100,12 @@ def _defaults(name: str, per_class: Callable[[type], object] | None = None) -> s
     return "[default: " + "; ".join(f"{label} {value_of(cls)}" for label, cls in named.items()) + "]"
 
 
-def _learning_rate_default(options_class: type) -> object:
+def _batch_size_default(options_class: type[RunOptions]) -> object:
+    """The stack-LSTM's batch size follows the training set's size; the others have one value."""
+    return BATCH_SIZE_HELP if options_class is StackLSTMOptions else _default(options_class, "batch_size")
+
+
+def _learning_rate_default(options_class: type[RunOptions]) -> object:
     """The stack-LSTM's learning rate follows its optimizer and batch size; the others have one value."""
     return LEARNING_RATE_HELP if options_class is StackLSTMOptions else _default(options_class, "learning_rate")
 
@@ -140,7 +147,11 @@ def _learning_rate_default(options_class: type) -> object:
     default=None,
     help="also keep each epoch's model in MODEL_DIR/epochs/N (for average)",
 )
-@family_option("--batch-size", type=click.IntRange(min=1), help="sentences per update " + _defaults("batch_size"))
+@family_option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    help="sentences per update " + _defaults("batch_size", _batch_size_default),
+)
 @family_option(
     "--learning-rate",
     type=float,
@@ -156,6 +167,12 @@ def _learning_rate_default(options_class: type) -> object:
     "--seed", type=int, help=f"seeds Python, NumPy and DyNet [default: {_default(StackLSTMOptions, 'seed')}]"
 )
 @family_option("--overwrite", is_flag=True, help="replace the model already in MODEL_DIR (otherwise refused)")
+@family_option(
+    "--half-precision",
+    is_flag=True,
+    help="store the trained model's parameters (every part's) as float16: half the size, for shipping; "
+    "measure the stored model, its dev figures in the card are those before",
+)
 @family_option(
     "--memory-mb",
     type=MEMORY_MB,
@@ -345,20 +362,31 @@ def train(**given) -> None:
     check_training_directory(given["model_dir"], given["resume"], given["overwrite"])
     options_class = family(arch).options_class()
     memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
-    seed = _default(options_class, "seed") if given["seed"] is None else given["seed"]
     explicit = {name: value for name, value in given.items() if _was_given(ctx, name)}
     treebank, data_notes = _training_files(explicit, given["model_dir"])
     options = options_class.from_command_line(explicit)
-    configure_dynet(seed=seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY)
+    configure_dynet(seed=options.seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY)
     try:
         record = family(arch).trainer_function()(options)  # imported now that DyNet is configured
     except KeyboardInterrupt:
         click.echo(f"lstmparse: interrupted; {_how_to_continue(arch)}", err=True)
         sys.exit(130)
+    if given["half_precision"]:
+        _store_half_precision(options.model_dir)
+        data_notes.append("parameters stored as float16 after training (the dev figures are of float32)")
     card = training_card(arch, options.train, record, treebank, given["language"], data_notes)
     card["training"] = {"command": "lstmparse " + " ".join(sys.argv[1:]), "minutes": (time.time() - started) / 60}
     write_card(options.model_dir, card)
     click.echo(f"{_summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)
+
+
+def _store_half_precision(model_dir: str) -> None:
+    """Every parameter file the model reads (a pipeline's parts, an ensemble's members) rewritten as float16."""
+    from lstmparse.app.catalog import component_directories
+    from lstmparse.core.model_io import store_half_precision
+
+    for directory in component_directories(model_dir):
+        store_half_precision(directory)
 
 
 def _how_to_continue(arch: str) -> str:

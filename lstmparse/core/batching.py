@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from lstmparse.errors import InputError
 
@@ -32,11 +32,16 @@ def windows(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield window
 
 
+def sized_length(item: Any) -> int:
+    """An item's length: the words of a sentence given as a list."""
+    return len(item)
+
+
 def batches(
     items: Iterable[T],
     size: int | None = None,
     max_words: int | None = None,
-    words_of: Callable[[T], int] = len,
+    words_of: Callable[[T], int] = sized_length,
     strict: bool = False,
 ) -> Iterator[list[T]]:
     """Consecutive items in lists of at most ``size``, closed once they hold ``max_words`` words (``words_of``).

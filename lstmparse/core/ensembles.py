@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from lstmparse.core.model_io import CONFIG, atomic_write, load_directory, model_arch
+from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.errors import ModelError
 
 ENSEMBLE_OF = {"seq2seq": "seq2seq_ensemble", "stacklstm": "stacklstm_ensemble"}  # member arch -> ensemble arch
@@ -25,14 +26,13 @@ ARCHS = tuple(ENSEMBLE_OF.values())
 SEQ2SEQ_ENSEMBLE, STACKLSTM_ENSEMBLE = ARCHS
 
 
-def member_directories(path: str | Path) -> list[Path]:
+def member_directories(source: str | Path | ModelRecord) -> list[Path]:
     """The directories of an ensemble's members, as its manifest names them."""
-    path = Path(path)
-    try:
-        config = json.loads((path / CONFIG).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ModelError(f"{path / CONFIG}: unreadable ensemble manifest ({error})") from None
-    members = config.get("members") if isinstance(config, dict) and config.get("arch") in ARCHS else None
+    record = read_record(source)
+    path = record.path
+    if record.problem is not None:
+        raise ModelError(f"{path / CONFIG}: unreadable ensemble manifest ({record.problem})")
+    members = record.config.get("members") if record.arch in ARCHS else None
     if not (
         isinstance(members, list)
         and len(members) >= 2

@@ -14,8 +14,13 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
+from lstmparse.core.options import RunOptions
 from lstmparse.errors import ModelError
+
+if TYPE_CHECKING:
+    from lstmparse.core.records import ModelRecord
 
 
 @dataclass(frozen=True)
@@ -27,17 +32,18 @@ class Family:
     task: str
     options: str | None  # the training options dataclass (a DyNet-free module), None: not trained by ``train``
     trainer: str | None  # ``train_*(options, log) -> record``
-    loader: str  # a callable: model directory -> the API object
+    loader: str  # a callable: model directory or its ModelRecord -> the API object
     constituency: bool = False  # writes bracketed trees rather than dependency trees
 
-    def options_class(self) -> type:
+    def options_class(self) -> type[RunOptions]:
         return resolve(self.options)
 
     def trainer_function(self):
         return resolve(self.trainer)
 
-    def load(self, path):
-        return resolve(self.loader)(path)
+    def load(self, record: ModelRecord):
+        """The API object of a model directory, from its record (read once, handed on to the loaders)."""
+        return resolve(self.loader)(record)
 
 
 def resolve(reference: str | None):

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lstmparse.core import families
+from lstmparse.core.records import CONFIG, ModelRecord, read_record
 from lstmparse.errors import ConfigurationError, ModelError
 from lstmparse.io.outputs import file_mode
 
@@ -110,7 +111,6 @@ def models_directory(holding: str = "en_ewt_pipeline") -> Path:
 MODELS_DIR = models_directory()
 DEFAULT_MODEL = MODELS_DIR / "en_ewt_pipeline"  # what ``lstmparse parse`` uses without --model: raw text to trees
 TAG_FREE_MODEL = models_directory("en_ewt") / "en_ewt"  # the shipped parser that reads words and characters only
-CONFIG = "config.json"
 CONSTITUENCY_ARCHS = families.CONSTITUENCY_ARCHS  # a seq2seq model, or an ensemble's manifest
 FORMAT_VERSION = 2
 READABLE_FORMATS = (1, 2)
@@ -236,27 +236,21 @@ def check_training_directory(directory: str | Path, resume: bool, overwrite: boo
     )
 
 
-def read_manifest(directory: str | Path, arch: str, kind: str) -> dict:
+def read_manifest(directory: str | Path | ModelRecord, arch: str, kind: str) -> dict:
     """The ``config.json`` of a manifest directory (a pipeline's, an ensemble's): {} unless it is an ``arch`` object.
 
     An unreadable file is a :class:`ModelError` naming it and the ``kind`` of manifest;
     the caller checks the fields its kind needs.
     """
-    path = Path(directory) / CONFIG
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ModelError(f"{path}: unreadable {kind} manifest ({error})") from None
-    return config if isinstance(config, dict) and config.get("arch") == arch else {}
+    record = read_record(directory)
+    if record.problem is not None:
+        raise ModelError(f"{record.path / CONFIG}: unreadable {kind} manifest ({record.problem})")
+    return record.config if record.config.get("arch") == arch else {}
 
 
-def model_arch(directory: str | Path) -> str:
+def model_arch(directory: str | Path | ModelRecord) -> str:
     """The architecture a model directory holds (``stacklstm`` for models that predate the field)."""
-    try:
-        config = json.loads((Path(directory) / CONFIG).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return "stacklstm"  # loading reports what is wrong
-    return config.get("arch", "stacklstm") if isinstance(config, dict) else "stacklstm"
+    return read_record(directory).arch
 
 
 def _current_params(directory: Path) -> str | None:
@@ -311,7 +305,7 @@ def builder_parameters(prefix: str, builder) -> dict:
 
 def birnn_parameters(prefix: str, birnn) -> dict:
     """A DyNet ``BiRNNBuilder``'s parameters: ``prefix/layer0/forward/layer0/0`` ..."""
-    named = {}
+    named: dict = {}
     for layer, (forward, backward) in enumerate(birnn.builder_layers):
         named |= builder_parameters(f"{prefix}/layer{layer}/forward", forward)
         named |= builder_parameters(f"{prefix}/layer{layer}/backward", backward)

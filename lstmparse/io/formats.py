@@ -106,6 +106,24 @@ class Sentence:
     def deprels(self) -> list[str | None]:
         return [t.deprel for t in self.tokens]
 
+    @property
+    def gold_heads(self) -> list[int]:
+        """The HEAD column of a complete tree (training and scoring read it); a missing head is an InputError."""
+        return [head for head, _ in self._tree_columns()]
+
+    @property
+    def gold_deprels(self) -> list[str]:
+        """The DEPREL column of a complete tree; a missing relation is an InputError."""
+        return [deprel for _, deprel in self._tree_columns()]
+
+    def _tree_columns(self) -> list[tuple[int, str]]:
+        columns = []
+        for i, token in enumerate(self.tokens):
+            if token.head is None or token.deprel is None or token.deprel == "_":
+                raise InputError(self.path, self.line_of(i), "missing HEAD or DEPREL")
+            columns.append((token.head, token.deprel))
+        return columns
+
     def line_of(self, token_index: int) -> int:
         """1-based line number of a token in its file, for error messages."""
         return self.first_line + self.token_lines[token_index]
@@ -116,7 +134,7 @@ class Sentence:
 
         return notebook_html([self])
 
-    def to_conllu(self, heads: list[int] | None = None, deprels: list[str] | None = None) -> str:
+    def to_conllu(self, heads: Sequence[int | None] | None = None, deprels: Sequence[str | None] | None = None) -> str:
         """The sentence as CoNLL-U text with HEAD/DEPREL replaced by the given tree."""
         tree_heads: Sequence[int | None] = self.heads if heads is None else heads
         tree_labels: Sequence[str | None] = self.deprels if deprels is None else deprels
@@ -233,9 +251,7 @@ def read_treebank(path: str, fmt: str = "conllu") -> list[Sentence]:
 def check_trees(sentences: list[Sentence]) -> list[Sentence]:
     """The sentences, once every word has a HEAD and a DEPREL; the first that lacks one is an InputError."""
     for sentence in sentences:
-        for i, token in enumerate(sentence.tokens):
-            if token.head is None or token.deprel in (None, "_"):
-                raise InputError(sentence.path, sentence.line_of(i), "missing HEAD or DEPREL")
+        sentence._tree_columns()
     return sentences
 
 

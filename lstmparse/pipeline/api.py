@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import cast
 
-from lstmparse.core.model_io import model_arch, model_repr
+from lstmparse.core.model_io import model_repr
+from lstmparse.core.records import ModelRecord, directory_of, read_record
 from lstmparse.errors import ModelError
 from lstmparse.io.document import Document
 from lstmparse.io.formats import RAW_FORMATS, Sentence, read_sentences
@@ -42,7 +44,8 @@ class Pipeline:
         """Raw text to a :class:`~lstmparse.io.document.Document` of parsed sentences (tagged only without a parser);
         a ``Document`` given (``lstmparse.read``, ``Document.from_tokenlists``) is tagged and parsed as it is."""
         if isinstance(text, Document):
-            parsed = self.parse(text.sentences, batch_size=batch_size) if self.parser else self.tag(text.sentences)
+            given = cast(list[Sentence], text.sentences)  # a Document's sentences are read as io.formats Sentences
+            parsed = self.parse(given, batch_size=batch_size) if self.parser else self.tag(given)
             return Document(list(parsed), text.text)
         sentences = self.tokenize(text)
         if self.parser is None:
@@ -51,7 +54,10 @@ class Pipeline:
 
     @classmethod
     def assemble(
-        cls, model: str | Path | None = None, tagger: str | Path | None = None, tokenizer: str | Path | None = None
+        cls,
+        model: str | Path | ModelRecord | None = None,
+        tagger: str | Path | None = None,
+        tokenizer: str | Path | None = None,
     ) -> Pipeline:
         """A pipeline of any model directory (a pipeline, parser, tagger or tokenizer), with parts swapped in.
 
@@ -59,22 +65,29 @@ class Pipeline:
         pipeline's that has one: any tagger can feed any tag-reading parser without
         writing a manifest.
         """
-        parts = dict(parts_of(model)) if model is not None else {}
+        record = read_record(model) if model is not None else None
+        parts = dict(parts_of(record)) if record is not None else {}
         parts.update({kind: _part(path, kind) for kind, path in (("tagger", tagger), ("tokenizer", tokenizer)) if path})
+
+        def source(kind: str) -> Path | ModelRecord:
+            """A part's directory, or the model's record when the model is that part (read once)."""
+            return record if record is not None and parts[kind] == record.path else parts[kind]
+
         pipeline = cls(
-            Parser.load(parts["parser"]) if "parser" in parts else None,
-            POSTagger.load(parts["tagger"]) if "tagger" in parts else None,
-            Tokenizer.load(parts["tokenizer"]) if "tokenizer" in parts else None,
+            Parser.load(source("parser")) if "parser" in parts else None,
+            POSTagger.load(source("tagger")) if "tagger" in parts else None,
+            Tokenizer.load(source("tokenizer")) if "tokenizer" in parts else None,
         )
         pipeline.parts = parts
-        pipeline.source = Path(model) if model is not None else None
+        pipeline.source = directory_of(model) if model is not None else None
         return pipeline
 
     @classmethod
-    def load(cls, path: str | Path) -> Pipeline:
+    def load(cls, path: str | Path | ModelRecord) -> Pipeline:
         """A pipeline directory (its manifest names the parts)."""
-        part_directories(path)  # not a pipeline manifest: the manifest reader's error
-        return cls.assemble(path)
+        record = read_record(path)
+        part_directories(record)  # not a pipeline manifest: the manifest reader's error
+        return cls.assemble(record)
 
     @property
     def processors(self) -> list[str]:
@@ -139,14 +152,16 @@ class Pipeline:
         return self.parser
 
 
-def parts_of(path: str | Path) -> dict[str, Path]:
+def parts_of(path: str | Path | ModelRecord) -> dict[str, Path]:
     """The parts a model directory brings: a pipeline's, or the one part it is."""
-    arch = model_arch(path)
-    if arch == ARCH:
-        return part_directories(path)
-    if arch not in PART_ARCHS:
-        raise ModelError(f"{path}: a {arch} model is not a pipeline's part (a parser, tagger or tokenizer)")
-    return {PART_ARCHS[arch]: Path(path)}
+    record = read_record(path)
+    if record.arch == ARCH:
+        return part_directories(record)
+    if record.arch not in PART_ARCHS:
+        raise ModelError(
+            f"{record.path}: a {record.arch} model is not a pipeline's part (a parser, tagger or tokenizer)"
+        )
+    return {PART_ARCHS[record.arch]: record.path}
 
 
 def _part(path: str | Path, kind: str) -> Path:

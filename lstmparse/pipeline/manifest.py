@@ -6,6 +6,7 @@ from pathlib import Path
 
 from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE
 from lstmparse.core.model_io import CONFIG, DEFAULT_MODEL, read_manifest
+from lstmparse.core.records import ModelRecord, directory_of
 from lstmparse.errors import ModelError
 
 ARCH = "pipeline"
@@ -13,10 +14,10 @@ PARTS = ("tokenizer", "tagger", "parser")
 PART_ARCHS = {"stacklstm": "parser", STACKLSTM_ENSEMBLE: "parser", "tagger": "tagger", "tokenizer": "tokenizer"}
 
 
-def part_directories(path: str | Path) -> dict[str, Path]:
+def part_directories(source: str | Path | ModelRecord) -> dict[str, Path]:
     """The directories of a pipeline's parts, as its manifest names them (relative to it)."""
-    path = Path(path)
-    parts = read_manifest(path, ARCH, "pipeline").get("parts")
+    path = directory_of(source)
+    parts = read_manifest(source, ARCH, "pipeline").get("parts")
     if not (
         isinstance(parts, dict)
         and "parser" in parts

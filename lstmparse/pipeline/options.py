@@ -17,7 +17,7 @@ class PipelineOptions(RunOptions):
     the parser settings (``features``, ``system``) the recipe chooses from the data.
     """
 
-    epochs: int | None = None  # None: each family's default
+    epochs: int = 0  # 0: each family's default
     jackknife: int = 4  # folds of the training set, each tagged by a tagger trained on the others
     parser: StackLSTMOptions | None = None  # the parser's settings (its features should include pos)
     pretrained: str | None = None  # word2vec text file for the taggers (and the parser, if its features name it)

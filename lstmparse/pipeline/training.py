@@ -55,7 +55,7 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     record: dict = {"train": options.train, "dev": options.dev, "jackknife": options.jackknife, "parts": {}}
     budgets = part_budgets(options.max_minutes, options.jackknife)
     if options.max_minutes is not None:
-        record["budget_minutes"] = {part: round(minutes, 2) for part, minutes in budgets.items()}
+        record["budget_minutes"] = {part: round(minutes, 2) for part, minutes in budgets.items() if minutes is not None}
     for name, source in options.given_parts.items():
         record["parts"][name] = _given_part(name, source, directory, log)
     if "parser" in options.given_parts:
@@ -75,7 +75,7 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
         seed=options.seed,
         **parser_settings,
     )
-    if options.epochs is not None:
+    if options.epochs:
         parser_options.epochs = options.epochs
     parser_options.max_minutes = budgets["parser"]
     record["parts"]["parser"] = _train_or_reuse("parser", "stacklstm", parser_options, options.resume, log)
@@ -125,9 +125,9 @@ def _part_options(
     options_class: type, options: PipelineOptions, model_dir: Path, train: str, budget: str
 ) -> RunOptions:
     """A part's options: the pipeline's data and seed, and ``budget``'s share of its minutes (tagger, fold, ...)."""
-    values = {"train": train, "dev": options.dev, "model_dir": str(model_dir), "seed": options.seed}
+    values: dict[str, object] = {"train": train, "dev": options.dev, "model_dir": str(model_dir), "seed": options.seed}
     values["max_minutes"] = part_budgets(options.max_minutes, options.jackknife)[budget]
-    if options.epochs is not None:
+    if options.epochs:
         values["epochs"] = options.epochs
     if options_class is TaggerOptions:
         values["pretrained"] = options.pretrained
@@ -143,8 +143,7 @@ def _trained(name: str, options_class: type, options: PipelineOptions, log: Text
 def _train_or_reuse(label: str, arch: str, part: RunOptions, resume: bool, log: TextIO) -> dict:
     """Train ``arch`` (tokenizer, tagger, stacklstm) with ``part``, unless resuming and it is trained already."""
     previous = _finished_record(Path(part.model_dir))
-    same_data = previous is not None and previous.get("train") == part.train and previous.get("dev") == part.dev
-    if resume and same_data:
+    if previous is not None and resume and (previous.get("train"), previous.get("dev")) == (part.train, part.dev):
         print(f"{label}: reusing the model in {part.model_dir}", file=log)
         return _summary(previous)
     if previous is not None:

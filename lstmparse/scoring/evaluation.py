@@ -136,8 +136,8 @@ def score_sentences(gold: Sequence[Sentence], system: Sequence[Sentence], system
     check_tree_shapes(gold, "gold file's")
     check_tree_shapes(system, "system's")
     return score_trees(
-        [(g.heads, g.deprels, [t.upos for t in g.tokens]) for g in gold],
-        [(s.heads, s.deprels) for s in system],
+        [(g.gold_heads, g.gold_deprels, [t.upos for t in g.tokens]) for g in gold],
+        [(s.gold_heads, s.gold_deprels) for s in system],
     )
 
 
@@ -147,10 +147,9 @@ def check_tree_shapes(sentences: Sequence[Sentence], whose: str) -> None:
     A sentence without HEADs (``_``) is left to the checks of what reads it.
     """
     for sentence in sentences:
-        heads = sentence.heads
-        if any(head is None for head in heads):
+        if any(head is None for head in sentence.heads):
             continue
-        problem = tree_problem(heads)
+        problem = tree_problem(sentence.gold_heads)
         if problem:
             raise InputError(sentence.path, sentence.first_line, f"the {whose} HEADs are not a tree: {problem}")
 

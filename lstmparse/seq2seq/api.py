@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from lstmparse.core.batching import SENTENCE_WINDOW, windows
 from lstmparse.core.ensembles import SEQ2SEQ_ENSEMBLE as ENSEMBLE_ARCH
-from lstmparse.core.model_io import model_arch, model_repr
+from lstmparse.core.model_io import model_repr
+from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.errors import InputError, ModelError
 from lstmparse.io.formats import Sentence
 from lstmparse.io.inputs import as_sentence
@@ -27,6 +28,7 @@ from lstmparse.seq2seq.linearization import delinearize
 from lstmparse.seq2seq.model import Seq2SeqParser
 
 if TYPE_CHECKING:
+    from lstmparse.seq2seq.decoding import Seq2SeqDecoding
     from lstmparse.tagger.api import POSTagger
 
 
@@ -73,17 +75,19 @@ class ConstituencyParser:
         )
 
     @classmethod
-    def load(cls, path: str | Path, tagger: str | Path | None = None) -> ConstituencyParser:
+    def load(cls, path: str | Path | ModelRecord, tagger: str | Path | None = None) -> ConstituencyParser:
         """The model (or ensemble) in ``path``; ``tagger``: a tagger's directory or a pipeline's with one."""
-        if not Path(path).exists():
-            raise ModelError(f"{path}: no such model directory")
-        if model_arch(path) == ENSEMBLE_ARCH:
+        record = read_record(path)
+        if not record.path.exists():
+            raise ModelError(f"{record.path}: no such model directory")
+        model: Seq2SeqDecoding
+        if record.arch == ENSEMBLE_ARCH:
             from lstmparse.seq2seq.ensemble import Seq2SeqEnsemble
 
-            model = Seq2SeqEnsemble.load(path)
+            model = Seq2SeqEnsemble.load(record)
         else:
-            model = Seq2SeqParser.load(str(path))
-        return cls(model, _load_tagger(tagger) if tagger is not None else None, path)
+            model = Seq2SeqParser.load(str(record.path))
+        return cls(model, _load_tagger(tagger) if tagger is not None else None, record.path)
 
     def parse(
         self,
@@ -152,15 +156,15 @@ def _load_tagger(path: str | Path) -> POSTagger:
     from lstmparse.pipeline.manifest import part_directories
     from lstmparse.tagger.api import POSTagger
 
-    directory = Path(path)
-    if model_arch(directory) == PIPELINE_ARCH:
-        parts = part_directories(directory)
+    record = read_record(path)
+    if record.arch == PIPELINE_ARCH:
+        parts = part_directories(record)
         if "tagger" not in parts:
-            raise ModelError(f"{directory}: the pipeline has no tagger")
-        directory = parts["tagger"]
-    if model_arch(directory) != "tagger":
+            raise ModelError(f"{record.path}: the pipeline has no tagger")
+        record = read_record(parts["tagger"])
+    if record.arch != "tagger":
         raise ModelError(f"{path}: not a tagger (nor a pipeline with one); the tags come from a tagger's XPOS")
-    tagger = POSTagger.load(directory)
+    tagger = POSTagger.load(record)
     if "xpos" not in tagger.model.outputs:
         raise ModelError(f"{path}: the tagger predicts no XPOS, the tags a bracketed tree carries")
     return tagger

@@ -181,7 +181,7 @@ class Seq2SeqDecoding(ABC):
 
     @property
     @abstractmethod
-    def members(self) -> list[DecoderModel]:
+    def members(self) -> Sequence[DecoderModel]:
         """The models whose mean next-token distribution the search follows."""
 
     def beam_search(

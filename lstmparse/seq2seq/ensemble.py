@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lstmparse.core.ensembles import member_directories, mixture_log_probs
+from lstmparse.core.records import ModelRecord
 from lstmparse.errors import ModelError
 from lstmparse.seq2seq.decoding import Seq2SeqDecoding
 from lstmparse.seq2seq.model import Seq2SeqParser
@@ -34,7 +35,7 @@ class Seq2SeqEnsemble(Seq2SeqDecoding):
         self.training_record = {"members": [parser.training_record for parser in parsers]}
 
     @property
-    def members(self) -> list[Seq2SeqParser]:
+    def members(self) -> Sequence[Seq2SeqParser]:
         return self.parsers
 
     def log_prob(self, words: Sequence[str], tokens: Sequence[str]) -> float:
@@ -43,5 +44,5 @@ class Seq2SeqEnsemble(Seq2SeqDecoding):
         return float(mixture_log_probs(per_member).sum())
 
     @classmethod
-    def load(cls, directory: str | Path) -> Seq2SeqEnsemble:
+    def load(cls, directory: str | Path | ModelRecord) -> Seq2SeqEnsemble:
         return cls([Seq2SeqParser.load(str(member)) for member in member_directories(directory)])

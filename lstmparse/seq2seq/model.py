@@ -196,7 +196,7 @@ class Seq2SeqParser(Seq2SeqDecoding):
             if self.pretrained is not None
             else None
         )
-        spelled, spelled_index = None, None
+        spelled, spelled_index = None, {}
         if self.char_lstm is not None:  # all words of the batch in one run, position-major
             placed = [(p, s) for p in range(longest) for s, words in enumerate(batch) if p < len(words)]
             spelled = self.char_lstm.encode([batch[s][p] for p, s in placed])
@@ -300,7 +300,7 @@ class Seq2SeqParser(Seq2SeqDecoding):
     # -- decoding (:class:`~lstmparse.seq2seq.decoding.Seq2SeqDecoding`) ---------
 
     @property
-    def members(self) -> list[Seq2SeqParser]:
+    def members(self) -> Sequence[Seq2SeqParser]:
         """The models whose distributions the search follows: this one."""
         return [self]
 

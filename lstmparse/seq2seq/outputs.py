@@ -9,7 +9,7 @@ as Stanza writes it, so that raw text keeps its sentence ids and text.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from lstmparse.errors import ModelError
 from lstmparse.io.document import sentence_json
@@ -34,7 +34,7 @@ def read_inputs(path: str, input_format: str, tokenizer: Tokenizer | None = None
 
 
 def with_inputs(
-    parse_kbest: Callable[..., Iterator[list[ParsedTree]]], inputs: Iterator, *search
+    parse_kbest: Callable[..., Iterator[list[ParsedTree]]], inputs: Iterable, *search
 ) -> Iterator[tuple[PTBTree | Sentence, list[ParsedTree]]]:
     """(input sentence, its candidate trees) pairs: the parser yields one list per input, in order."""
     pending: collections.deque = collections.deque()

@@ -34,7 +34,7 @@ class DecoderModel(Protocol):
     attention_vector: Any
     leaf_id: int
     end_id: int
-    open_ids: list[int]
+    open_ids: np.ndarray  # the ids of the opening tokens
     close_ids: dict[str, int]
 
     def set_dropout(self, rate: float) -> None: ...

@@ -87,7 +87,8 @@ def train_seq2seq(options: Seq2SeqOptions, log: TextIO = sys.stderr) -> dict:
         f"{len(parser.targets)} output tokens, {parser.model.parameter_count()} parameters",
         file=log,
     )
-    best = record.get("best_dev_f1") if record.get("best_dev_f1") is not None else -math.inf
+    previous_best = record.get("best_dev_f1")
+    best = previous_best if previous_best is not None else -math.inf
     hooks = Seq2SeqTraining(parser, examples, dev_trees, options)
     return train_epochs(hooks, options, record, best, log, started)
 

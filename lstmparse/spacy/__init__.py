@@ -22,12 +22,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from spacy.attrs import DEP, HEAD
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
+
+if TYPE_CHECKING:
+    from thinc.types import Ints2d
 
 from lstmparse.io.document import multiword_tokens
 from lstmparse.io.formats import Sentence
@@ -47,12 +51,14 @@ def load(model: str | Path = "en_ewt_pipeline", batch_size: int = 32) -> Languag
         nlp = spacy.blank("xx")
     nlp.tokenizer = LstmparseTokenizer(nlp.vocab, pipeline)
     nlp.add_pipe("lstmparse", config={"model": str(model), "batch_size": batch_size})
-    nlp.get_pipe("lstmparse").pipeline = pipeline  # one loaded model for both
+    component = nlp.get_pipe("lstmparse")
+    assert isinstance(component, LstmparseComponent)
+    component.pipeline = pipeline  # one loaded model for both
     nlp.__class__ = _with_batched_tokenizer(type(nlp))
     return nlp
 
 
-def _with_batched_tokenizer(language: type) -> type:
+def _with_batched_tokenizer(language: type[Language]) -> type[Language]:
     """The language class with a ``pipe`` that tokenizes its texts in batches first.
 
     spaCy calls a tokenizer on one text at a time; the character model labels many
@@ -61,9 +67,11 @@ def _with_batched_tokenizer(language: type) -> type:
     """
 
     def pipe(self, texts, *, as_tuples: bool = False, batch_size: int | None = None, **kwargs):
-        if not as_tuples and isinstance(self.tokenizer, LstmparseTokenizer):
+        if as_tuples:
+            return language.pipe(self, texts, as_tuples=True, batch_size=batch_size, **kwargs)
+        if isinstance(self.tokenizer, LstmparseTokenizer):
             texts = _tokenized(self.tokenizer, texts, batch_size or self.batch_size)
-        return language.pipe(self, texts, as_tuples=as_tuples, batch_size=batch_size, **kwargs)
+        return language.pipe(self, texts, as_tuples=False, batch_size=batch_size, **kwargs)
 
     return type(f"Lstmparse{language.__name__}", (language,), {"pipe": pipe})
 
@@ -143,7 +151,7 @@ def doc_of(vocab: Vocab, text: str, sentences: Sequence[Sentence]) -> Doc:
     white-space tokens); each syntactic word a token where the words spell their multi-word token."""
     words: list[str] = []
     spaces: list[bool] = []
-    starts: list[bool] = []
+    starts: list[bool | int | None] = []  # spaCy's sent_starts: True where a sentence starts
     position = 0
 
     def white_space_until(start: int) -> None:
@@ -272,21 +280,21 @@ def _annotate(doc: Doc, sentences: Sequence[Sentence], token_index: list[list[in
             spacy_token.pos_ = _blank(token.upos)
             spacy_token.tag_ = _blank(token.xpos)
             spacy_token.lemma_ = _blank(token.lemma)
-            spacy_token.set_morph(_blank(token.feats) or None)
+            spacy_token.set_morph(_blank(token.feats) or None)  # type: ignore[attr-defined]  # not in spaCy's stub
             heads[target] = target if head == 0 else index[head - 1]
             deps[target] = token.deprel or "dep"
-    first = next((token.i for token in doc if not token.is_space), None)
+    first = next((word.i for word in doc if not word.is_space), None)
     last = None  # the last token before this one that is not white space
-    for token in doc:
-        if not token.is_space:
-            last = token.i
+    for word in doc:
+        if not word.is_space:
+            last = word.i
         elif first is not None:
-            heads[token.i], deps[token.i] = (first if last is None else last), "dep"
+            heads[word.i], deps[word.i] = (first if last is None else last), "dep"
     if len(doc):
         array = np.empty((len(doc), 2), dtype="uint64")
         array[:, 0] = np.array([heads[i] - i for i in range(len(doc))], dtype="int64").astype("uint64")  # relative
         array[:, 1] = [doc.vocab.strings.add(dep) for dep in deps]
-        doc.from_array([HEAD, DEP], array)
+        doc.from_array([HEAD, DEP], cast("Ints2d", array))
 
 
 def _blank(value: str | None) -> str:

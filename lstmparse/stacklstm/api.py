@@ -19,13 +19,8 @@ from typing import TYPE_CHECKING
 
 from lstmparse.core.batching import SENTENCE_WINDOW, batches, windows
 from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE
-from lstmparse.core.model_io import (
-    TAG_FREE_MODEL,
-    model_arch,
-    model_repr,
-    pipelines_of_language,
-    read_card,
-)
+from lstmparse.core.model_io import TAG_FREE_MODEL, model_repr, pipelines_of_language, read_card
+from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.errors import InputError, ModelError
 from lstmparse.io.formats import Sentence, read_sentences
 from lstmparse.io.inputs import checked_sentences
@@ -60,16 +55,16 @@ class Parser:
         )
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> Parser:
+    def load(cls, path: str | Path | ModelRecord | None = None) -> Parser:
         """Load a model directory (or an ensemble's manifest); without a path, the tag-free ``en_ewt``."""
-        path = Path(path) if path is not None else TAG_FREE_MODEL
-        if not path.exists():
-            raise ModelError(f"{path}: no such model directory")
-        if model_arch(path) == STACKLSTM_ENSEMBLE:
+        record = read_record(path if path is not None else TAG_FREE_MODEL)
+        if not record.path.exists():
+            raise ModelError(f"{record.path}: no such model directory")
+        if record.arch == STACKLSTM_ENSEMBLE:
             from lstmparse.stacklstm.ensemble import StackLSTMEnsemble
 
-            return cls(StackLSTMEnsemble.load(path), str(path))
-        return cls(StackLSTMParser.load(str(path)), str(path))
+            return cls(StackLSTMEnsemble.load(record), str(record.path))
+        return cls(StackLSTMParser.load(str(record.path)), str(record.path))
 
     def parse(self, sentences: Iterable[Sentence | Sequence[str]], batch_size: int = 32) -> Iterator[Sentence]:
         """Parse sentences (``Sentence`` objects or lists of word forms), in order.

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import dynet as dy
 import numpy as np
 
 from lstmparse.core.ensembles import member_directories, mixture_log_probs
+from lstmparse.core.records import ModelRecord
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import Token
 from lstmparse.stacklstm.decoding import BatchDecoder
@@ -45,7 +47,7 @@ class StackLSTMEnsemble:
         self.features = list(dict.fromkeys(feature for member in members for feature in member.features))
 
     @classmethod
-    def load(cls, directory: str | Path) -> StackLSTMEnsemble:
+    def load(cls, directory: str | Path | ModelRecord) -> StackLSTMEnsemble:
         return cls([StackLSTMParser.load(str(member)) for member in member_directories(directory)])
 
     def step(self, config: EnsembleConfiguration, action: int) -> None:
@@ -94,22 +96,31 @@ class EnsembleConfiguration:
 
 
 class EnsembleDecoder(BatchDecoder):
-    """Greedy and beam decoding over the members' mean action distribution."""
+    """Greedy and beam decoding over the members' mean action distribution.
+
+    The decoder is written for one parser and its configurations; it reads of them
+    only what an ensemble and an :class:`EnsembleConfiguration` also have (the
+    system, ``step``, ``finished_tree``; the transition state, ``score``, ``take``,
+    ``copy``), so they are handed to it as such (the casts below).
+    """
 
     def __init__(self, ensemble: StackLSTMEnsemble) -> None:
-        super().__init__(ensemble)
+        super().__init__(cast(StackLSTMParser, ensemble))
         self.ensemble = ensemble
 
-    def _start(self, sentences: Sequence[Sequence[Token]]) -> list[EnsembleConfiguration]:
+    def _start(self, sentences: Sequence[Sequence[Token]]) -> list[LockstepConfiguration]:
         dy.renew_cg(autobatching=False)  # one graph shared by the members
         self.graphs = [LockstepGraph(member, fresh=False) for member in self.ensemble.members]
         starts = [graph.start(sentences) for graph in self.graphs]
-        return [EnsembleConfiguration(list(views)) for views in zip(*starts, strict=True)]
+        return cast(
+            list[LockstepConfiguration], [EnsembleConfiguration(list(views)) for views in zip(*starts, strict=True)]
+        )
 
-    def _log_probs(self, configs: list[EnsembleConfiguration], legal: list[list[int]]) -> np.ndarray:
+    def _log_probs(self, configs: list[LockstepConfiguration], legal: list[list[int]]) -> np.ndarray:
         """Log of the members' mean probability of each action, one column per configuration."""
+        views = [config.views for config in cast(list[EnsembleConfiguration], configs)]
         member_log_probs = []
         for k, graph in enumerate(self.graphs):
-            scores = graph.scores([config.views[k].tops() for config in configs]).npvalue()
+            scores = graph.scores([view[k].tops() for view in views]).npvalue()
             member_log_probs.append(legal_log_softmax(scores.reshape(-1, len(configs)), legal))
         return mixture_log_probs(member_log_probs)

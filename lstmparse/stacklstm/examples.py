@@ -50,10 +50,10 @@ def training_trees(sentences: Sequence[Sentence], pseudo_projective: bool) -> li
     """The trees to learn from: checked, and projectivized if asked."""
     trees = []
     for sentence in sentences:
-        problem = tree_problem(sentence.heads)
+        heads, labels = sentence.gold_heads, sentence.gold_deprels
+        problem = tree_problem(heads)
         if problem and not problem.startswith("multiple roots"):
             raise InputError(sentence.path, sentence.first_line, f"not a tree: {problem}")
-        heads, labels = list(sentence.heads), list(sentence.deprels)
         trees.append(projectivize(heads, labels) if pseudo_projective and not problem else (heads, labels))
     return trees
 

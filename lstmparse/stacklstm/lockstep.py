@@ -33,6 +33,7 @@ import itertools
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from typing import Self, cast
 
 import dynet as dy
 import numpy as np
@@ -72,7 +73,7 @@ def _slots(expressions: list[dy.Expression], size: int) -> list[Slot]:
 
 def vector_value(vector: Vector) -> dy.Expression:
     """A computed vector (a token vector or a composition) as an expression of its own."""
-    source, index = vector.value
+    source, index = cast(Slot, vector.value)
     return dy.pick_batch_elem(source.expressions[0], index)
 
 
@@ -117,7 +118,8 @@ class Pointer(Node):
         self.lstm, self.below, self.input, self.depth = lstm, below, input, depth
 
     def inputs(self) -> tuple[Node, ...]:
-        return () if self.value is not None else (self.below, self.input)
+        """A pending pointer's state below and vector pushed (only the empty stack has neither, and it is computed)."""
+        return () if self.value is not None else cast(tuple[Node, Node], (self.below, self.input))
 
     def push(self, vector: Vector) -> Pointer:
         return Pointer(self.lstm, self, vector, self.depth + 1)
@@ -135,6 +137,11 @@ class LockstepConfiguration(NeuralConfiguration):
     pointers (:class:`Pointer`) and vectors (:class:`Vector`) differ.
     """
 
+    vectors: list[Vector]
+    stack_top: Pointer
+    buffer_top: Pointer
+    history: Pointer
+
     def __init__(self, n: int, graph: LockstepGraph, vectors: list[Vector]) -> None:
         Configuration.__init__(self, n)
         self.vectors = vectors
@@ -148,7 +155,7 @@ class LockstepConfiguration(NeuralConfiguration):
         self.vectors[head] = Vector(head=self.vectors[head], dependent=self.vectors[dependent], action=action)
         self.arcs_made, self.last_dependent = self.arcs_made + 1, dependent
 
-    def copy(self) -> LockstepConfiguration:
+    def copy(self) -> Self:
         clone = super().copy()
         clone.arc_log_probs = self.arc_log_probs[:]
         return clone
@@ -201,7 +208,7 @@ class LockstepGraph:
         """The initial configuration of each sentence (``rngs``: each sentence's own random stream)."""
         system = self.parser.system
         return [
-            system.initial(len(tokens), LockstepConfiguration, graph=self, vectors=[self.root, *vectors])
+            system.initial_as(LockstepConfiguration, len(tokens), graph=self, vectors=[self.root, *vectors])
             for tokens, vectors in zip(sentences, self._token_vectors(sentences, rngs), strict=True)
         ]
 
@@ -221,7 +228,8 @@ class LockstepGraph:
         Pending pushes and compositions the tops need are built first, in batched waves.
         """
         materialize([pointer for three in tops for pointer in three], self.parser)
-        summaries = [_gather([three[i].value for three in tops], [-1])[0] for i in range(3)]  # top layer's h
+        tops_slots = cast(list[tuple[Slot, Slot, Slot]], [tuple(pointer.value for pointer in three) for three in tops])
+        summaries = [_gather([three[i] for three in tops_slots], [-1])[0] for i in range(3)]  # top layer's h
         return self.parser.action_scores(dy.concatenate(summaries))
 
 
@@ -258,24 +266,30 @@ def materialize(needed: Sequence[Node], parser: StackLSTMParser) -> None:
 
 def _compute_wave(ready: list[Node], parser: StackLSTMParser) -> None:
     """A batched push per stack LSTM and one batched composition, added to the graph."""
-    groups: dict[object, list[Node]] = defaultdict(list)
+    groups: dict[StackLSTM | None, list[Node]] = defaultdict(list)  # None: the compositions
     for node in ready:
-        groups[node.lstm if isinstance(node, Pointer) else Vector].append(node)
-    for key, nodes in groups.items():
-        if key is Vector:
-            _compose(parser, nodes)
+        groups[node.lstm if isinstance(node, Pointer) else None].append(node)
+    for lstm, nodes in groups.items():  # in the order they first appear: operations are numbered as made
+        if lstm is None:
+            _compose(parser, cast(list[Vector], nodes))
         else:
-            _push(key, nodes)
+            _push(lstm, cast(list[Pointer], nodes))
 
 
 def _push(lstm: StackLSTM, nodes: list[Pointer]) -> None:
-    """Each node's LSTM state: its input pushed onto the state below it."""
-    nodes.sort(key=lambda node: (node.below.value[0].number, node.below.value[1]))  # fewer gathers
-    below = _gather([node.below.value for node in nodes], range(2 * lstm.layers))
-    (inputs,) = _gather([node.input.value for node in nodes], [0])
+    """Each node's LSTM state: its input pushed onto the state below it (inputs come from earlier waves)."""
+    nodes.sort(key=_below_order)  # fewer gathers
+    below = _gather(cast(list[Slot], [cast(Pointer, node.below).value for node in nodes]), range(2 * lstm.layers))
+    (inputs,) = _gather(cast(list[Slot], [cast(Vector, node.input).value for node in nodes]), [0])
     states = list(lstm.builder.initial_state(below).add_input(inputs).s())
     for node, slot in zip(nodes, _slots(states, len(nodes)), strict=True):
         node.value = slot
+
+
+def _below_order(node: Pointer) -> tuple[int, int]:
+    """Pushes sorted by the slot they extend: (operation number, element)."""
+    source, index = cast(Slot, cast(Pointer, node.below).value)
+    return source.number, index
 
 
 def _compose(parser: StackLSTMParser, nodes: list[Vector]) -> None:
@@ -312,7 +326,8 @@ def _gather(slots: Sequence[Slot], ks: Iterable[int]) -> list[dy.Expression]:
 def _runs(slots: Sequence[Slot]) -> list[tuple[list[dy.Expression], list[int] | None]]:
     """Maximal runs of consecutive slots with one source: (its expressions, the indices, or None for all in order)."""
     runs: list[tuple[Source, list[int]]] = []
-    current = None
+    current: Source | None = None
+    indices: list[int] = []
     for source, index in slots:
         if source is not current:
             current = source

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, Self, cast
 
 import dynet as dy
 import numpy as np
@@ -21,7 +21,7 @@ from lstmparse.core.model_io import assign_values, effective_values, load_direct
 from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import Token
-from lstmparse.layers.stack_lstm import StackLSTM
+from lstmparse.layers.stack_lstm import StackLSTM, StackPointer
 from lstmparse.stacklstm.options import StackLSTMDimensions
 from lstmparse.stacklstm.oracles import Oracle
 from lstmparse.stacklstm.pseudo_projective import deprojectivize
@@ -50,8 +50,21 @@ NAMED_PARAMETERS = (  # the parser's own parameters (those of its layers are nam
 REVISION = 2
 
 
+class PersistentStack(Protocol):
+    """A stack LSTM's position: one sentence's :class:`StackPointer`, or a lock-step batch's pending pointer."""
+
+    def push(self, x: Any) -> Self: ...
+
+    def pop(self) -> Self: ...
+
+
 class NeuralConfiguration(Configuration):
     """A configuration whose primitive operations also move the stack-LSTM pointers."""
+
+    vectors: list[Any]  # each position's subtree vector: an expression (or a lock-step batch's pending vector)
+    stack_top: PersistentStack
+    buffer_top: PersistentStack
+    history: PersistentStack
 
     def __init__(self, n: int, parser: StackLSTMParser, vectors: list[dy.Expression]) -> None:
         super().__init__(n)
@@ -81,7 +94,7 @@ class NeuralConfiguration(Configuration):
         """The head's vector becomes the composition c (the base class then reseats the head)."""
         self.vectors[head] = self.parser.compose(self.vectors[head], self.vectors[dependent], action)
 
-    def copy(self) -> NeuralConfiguration:
+    def copy(self) -> Self:
         """A copy sharing the (immutable) stack-LSTM pointers; subtree vectors are copied."""
         clone = super().copy()
         clone.vectors = self.vectors[:]
@@ -107,6 +120,7 @@ class StackLSTMParser:
         self.system = system
         self.pseudo_projective = pseudo_projective  # labels carry lifts; parse() undoes them
         self.dropout = 0.0  # training-time dropout on token vectors and inside the stack LSTMs
+        self.training_record: dict = {}  # how a loaded model was trained (its config.json's "training")
         self.features = list(features)
         self.vocabs = vocabs
         self.pretrained_dim = pretrained_dim
@@ -157,11 +171,12 @@ class StackLSTMParser:
             else:
                 stack.builder.disable_dropout()
         vectors = [self.root_vector, *self.tokens.encode(tokens, train, self.dropout, rng)]
-        return self.system.initial(len(tokens), NeuralConfiguration, parser=self, vectors=vectors)
+        return self.system.initial_as(NeuralConfiguration, len(tokens), parser=self, vectors=vectors)
 
     def scores(self, config: NeuralConfiguration) -> dy.Expression:
         """Unnormalized scores of all actions in ``config``."""
-        summary = dy.concatenate([config.stack_top.summary(), config.buffer_top.summary(), config.history.summary()])
+        tops = cast(list[StackPointer], [config.stack_top, config.buffer_top, config.history])  # one sentence's
+        summary = dy.concatenate([top.summary() for top in tops])
         return self.action_scores(summary)
 
     def action_scores(self, summary: dy.Expression) -> dy.Expression:
@@ -261,7 +276,7 @@ class StackLSTMParser:
                 config.get("pseudo_projective", False),
             )
         parser.set_parameter_values(params, config["format_version"])
-        parser.training = config.get("training", {})
+        parser.training_record = config.get("training", {})
         return parser
 
     def parameter_values(self) -> dict[str, np.ndarray]:

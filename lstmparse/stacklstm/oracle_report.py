@@ -49,12 +49,13 @@ class OracleReport:
 def run_oracle(path: str, system_name: str, pseudo_projective: bool = False, fmt: str = "conllu") -> OracleReport:
     sentences = read_treebank(path, fmt)
     trees = training_trees(sentences, pseudo_projective)
-    labels = {label for _, tree_labels in trees for label in tree_labels}
-    system = make_system(system_name, labels, root_label_of(sentences))
+    system = make_system(
+        system_name, {label for _, tree_labels in trees for label in tree_labels}, root_label_of(sentences)
+    )
     report = OracleReport(pseudo_projective=pseudo_projective)
     for index, (sentence, (heads, labels)) in enumerate(zip(sentences, trees, strict=True), start=1):
         report.sentences += 1
-        report.non_projective += not is_projective(sentence.heads)
+        report.non_projective += not is_projective(sentence.gold_heads)
         actions = system.oracle_sequence(heads, labels)
         sent_id = next((c.split("=", 1)[1].strip() for c in sentence.lines if c.startswith("# sent_id")), str(index))
         report.transitions.append((sent_id, None if actions is None else [str(system.actions[a]) for a in actions]))
@@ -68,5 +69,5 @@ def run_oracle(path: str, system_name: str, pseudo_projective: bool = False, fmt
         report.reproduced += 1
         report.swaps += sum(system.actions[a].kind == SWAP for a in actions)
         if pseudo_projective:
-            report.restored += deprojectivize(heads, labels) == (sentence.heads, sentence.deprels)
+            report.restored += deprojectivize(heads, labels) == (sentence.gold_heads, sentence.gold_deprels)
     return report

@@ -84,10 +84,11 @@ class Oracle(ABC):
         rng: random.Random,
     ) -> int:
         """The action the parse takes: sampled when exploring, else the correct action the model likes best."""
+        if len(correct) == 1 and not exploring:
+            return correct[0]
+        assert log_probs is not None, "needs_scores() asked for the model's scores here"
         if exploring:
             return sample(legal, log_probs, self.exploration.alpha, rng)
-        if len(correct) == 1:
-            return correct[0]
         return max(correct, key=log_probs.__getitem__)
 
 

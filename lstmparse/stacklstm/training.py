@@ -107,12 +107,15 @@ def batch_actions(batch: list[Example]) -> int:
 
 def evaluate_parser(parser: StackLSTMParser, sentences: Sequence[Sentence]) -> Scores:
     predictions = [parser.parse(s.tokens) for s in sentences]
-    gold = [(s.heads, s.deprels, [t.upos for t in s.tokens]) for s in sentences]
+    gold = [(s.gold_heads, s.gold_deprels, [t.upos for t in s.tokens]) for s in sentences]
     return score_trees(gold, predictions)
 
 
-def prepare(options: StackLSTMOptions, log: TextIO) -> tuple[StackLSTMParser, list[Example], list[Sentence], dict]:
-    """Read the data, build the system, the oracle examples and an untrained parser."""
+def prepare(
+    options: StackLSTMOptions, log: TextIO
+) -> tuple[StackLSTMParser, list[Example], list[Sentence], dict, StackLSTMOptions]:
+    """Read the data, build the system, the oracle examples and an untrained parser; the options with the
+    batch size (and learning rate) chosen for the training set where they were left to it."""
     train_sentences = read_treebank(options.train, options.input_format)
     dev_sentences = read_treebank(options.dev, options.input_format) if options.dev else []
     pretrained_words, pretrained_vectors = read_word2vec(options.pretrained) if options.pretrained else ([], None)
@@ -121,6 +124,7 @@ def prepare(options: StackLSTMOptions, log: TextIO) -> tuple[StackLSTMParser, li
     if pretrained_vectors is not None and "pretrained" not in options.features:
         raise ConfigurationError("--pretrained FILE is read only with the 'pretrained' feature (--features)")
     check_feature_columns(options.train, train_sentences, options.features)
+    options = options.for_training_set(len(train_sentences))
     trees = training_trees(train_sentences, options.pseudo_projective)
     labels = {label for _, tree_labels in trees for label in tree_labels}
     system = make_system(options.system, labels, root_label_of(train_sentences))
@@ -155,10 +159,11 @@ def prepare(options: StackLSTMOptions, log: TextIO) -> tuple[StackLSTMParser, li
     )
     print(
         f"training on {len(examples)} trees, {len(system.actions)} actions, features {','.join(options.features)}, "
-        f"{parser.model.parameter_count()} parameters",
+        f"{parser.model.parameter_count()} parameters; batches of {options.batch_size}, "
+        f"learning rate {options.learning_rate:g}",
         file=log,
     )
-    return parser, examples, dev_sentences, record
+    return parser, examples, dev_sentences, record, options
 
 
 def check_system_options(system: TransitionSystem, options: StackLSTMOptions) -> None:
@@ -214,7 +219,7 @@ class StackLSTMTraining(TrainingHooks):
         self.parser.save(model_dir, training=record)
 
     def after_epoch(self, model_dir: str, record: dict, improved: bool) -> str | None:
-        self.parser.save(checkpoint_directory(model_dir), training=record)
+        self.parser.save(str(checkpoint_directory(model_dir)), training=record)
         return None
 
     def dev_report(self, entry: dict) -> str:
@@ -229,7 +234,7 @@ def train(options: StackLSTMOptions, log: TextIO = sys.stderr) -> dict:
     """
     started = time.time()
     seed_epoch(options.seed, -1)  # the initial parameters too, even when a process trains twice
-    parser, examples, dev_sentences, record = prepare(options, log)
+    parser, examples, dev_sentences, record, options = prepare(options, log)
     if options.resume:
         record = restore_checkpoint(parser, options.model_dir, log) or record
     hooks = StackLSTMTraining(parser, examples, dev_sentences, options)

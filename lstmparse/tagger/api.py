@@ -16,6 +16,7 @@ from pathlib import Path
 
 from lstmparse.core.batching import SENTENCE_WINDOW, windows
 from lstmparse.core.model_io import model_repr
+from lstmparse.core.records import ModelRecord, directory_of
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import Sentence
 from lstmparse.io.inputs import checked_sentences
@@ -45,8 +46,9 @@ class POSTagger:
         return model_repr("tagger", self.source, ", ".join(columns))
 
     @classmethod
-    def load(cls, path: str | Path) -> POSTagger:
-        if not Path(path).exists():
+    def load(cls, path: str | Path | ModelRecord) -> POSTagger:
+        path = directory_of(path)
+        if not path.exists():
             raise ModelError(f"{path}: no such model directory")
         return cls(Tagger.load(str(path)), path)
 

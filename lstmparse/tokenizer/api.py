@@ -20,6 +20,7 @@ from pathlib import Path
 
 from lstmparse.core.batching import windows
 from lstmparse.core.model_io import model_repr
+from lstmparse.core.records import ModelRecord, directory_of
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import N_COLUMNS, Sentence, Token, numbered_lines, open_input
 from lstmparse.io.inputs import checked_text
@@ -96,8 +97,9 @@ class Tokenizer:
         return model_repr("tokenizer", self.source, "tokens, multi-word tokens, sentences")
 
     @classmethod
-    def load(cls, path: str | Path) -> Tokenizer:
-        if not Path(path).exists():
+    def load(cls, path: str | Path | ModelRecord) -> Tokenizer:
+        path = directory_of(path)
+        if not path.exists():
             raise ModelError(f"{path}: no such model directory")
         return cls(CharacterLabeller.load(str(path)), path)
 

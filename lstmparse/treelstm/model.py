@@ -25,18 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import dynet as dy
 import numpy as np
 
 from lstmparse.core.batching import batches
-from lstmparse.core.model_io import (
-    assign_values,
-    builder_parameters,
-    load_directory,
-    model_contents,
-    save_model,
-)
+from lstmparse.core.model_io import assign_values, builder_parameters, load_directory, model_contents, save_model
+from lstmparse.core.records import ModelRecord, directory_of
 from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import ModelError
 from lstmparse.treelstm.dependency_paths import (
@@ -328,7 +324,8 @@ class TreeLSTM:
         )
 
     @classmethod
-    def load(cls, directory: str) -> TreeLSTM:
+    def load(cls, directory: str | Path | ModelRecord) -> TreeLSTM:
+        directory = str(directory_of(directory))
         config, vocab, params = load_directory(directory)
         if config.get("arch") not in ARCHS:
             raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a TreeLSTM ({' or '.join(ARCHS)})")

@@ -15,8 +15,9 @@ parser's score.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -24,6 +25,8 @@ from lstmparse.errors import InputError
 from lstmparse.io.formats import Sentence, read_sentences
 from lstmparse.io.tree import tree_problem
 from lstmparse.treelstm.model import TreeLSTM
+
+T = TypeVar("T")
 
 WEIGHT_GRID = tuple(np.round(np.concatenate([np.arange(0, 0.1, 0.005), np.arange(0.1, 1.0001, 0.05)]), 3))
 
@@ -66,21 +69,27 @@ def read_kbest(path: str) -> list[list[KBestCandidate]]:
 
 def _candidate(sentence: Sentence) -> KBestCandidate:
     where = (sentence.path, sentence.first_line)
-    values = {}
-    for key, convert in (("sent_id", str), ("kbest_rank", int), ("parser_score", float)):
-        raw = comment_value(sentence, key)
-        if raw is None:
-            raise InputError(*where, f"k-best candidate without '# {key} = ...'")
-        try:
-            values[key] = convert(raw)
-        except ValueError:
-            raise InputError(*where, f"'# {key} = {raw}' is not a valid {convert.__name__}") from None
+    comment_value_of(sentence, "sent_id", str)
+    rank = comment_value_of(sentence, "kbest_rank", int)
+    score = comment_value_of(sentence, "parser_score", float)
     if any(head is None for head in sentence.heads):
         raise InputError(*where, "k-best candidate without HEAD values")
-    problem = tree_problem(sentence.heads)
+    problem = tree_problem(sentence.gold_heads)
     if problem:
         raise InputError(*where, f"candidate is not a tree: {problem}")
-    return KBestCandidate(sentence, values["kbest_rank"], values["parser_score"])
+    return KBestCandidate(sentence, rank, score)
+
+
+def comment_value_of(sentence: Sentence, key: str, convert: Callable[[str], T]) -> T:
+    """A candidate's ``# key = value`` comment as ``convert`` reads it; missing or malformed is an InputError."""
+    raw = comment_value(sentence, key)
+    if raw is None:
+        raise InputError(sentence.path, sentence.first_line, f"k-best candidate without '# {key} = ...'")
+    try:
+        return convert(raw)
+    except ValueError:
+        name = getattr(convert, "__name__", "value")
+        raise InputError(sentence.path, sentence.first_line, f"'# {key} = {raw}' is not a valid {name}") from None
 
 
 def score_candidates(
@@ -88,7 +97,7 @@ def score_candidates(
 ) -> None:
     """Fill in the TreeLSTM log-probability of each candidate among the first ``k`` of its sentence (all: None)."""
     flat = [c for group in groups for c in candidates_within(group, k)]
-    scores = model.score_trees([(c.sentence.forms, c.sentence.heads) for c in flat], progress)
+    scores = model.score_trees([(c.sentence.forms, c.sentence.gold_heads) for c in flat], progress)
     for candidate, score in zip(flat, scores, strict=True):
         candidate.tree_score = score.log_prob
 

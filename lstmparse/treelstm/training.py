@@ -42,7 +42,7 @@ def read_trees(path: str, fmt: str = "conllu") -> list[Sentence]:
     """A treebank whose every sentence is one well-formed tree (else ``file:line:`` error)."""
     sentences = read_treebank(path, fmt)
     for sentence in sentences:
-        problem = tree_problem(sentence.heads)
+        problem = tree_problem(sentence.gold_heads)
         if problem:
             raise InputError(sentence.path, sentence.first_line, f"not a tree: {problem}")
     return sentences
@@ -59,7 +59,7 @@ def tree_vocabulary(sentences: Sequence[Sentence], min_count: int) -> Vocabulary
 
 def tree_scores(model: TreeLSTM, sentences: Sequence[Sentence]) -> list[TreeScore]:
     """log P(S|T) of each sentence's tree."""
-    return model.score_trees([(s.forms, s.heads) for s in sentences])
+    return model.score_trees([(s.forms, s.gold_heads) for s in sentences])
 
 
 def corpus_perplexity(scores: Sequence[TreeScore]) -> float:

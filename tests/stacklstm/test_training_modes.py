@@ -136,4 +136,14 @@ def test_the_default_learning_rate_follows_the_update_rule_and_the_batch(batch_s
     options = StackLSTMOptions(train="t", model_dir="m", batch_size=batch_size, optimizer=optimizer)
     assert options.learning_rate == rate
     assert StackLSTMOptions(train="t", model_dir="m", batch_size=batch_size, learning_rate=0.3).learning_rate == 0.3
-    assert StackLSTMOptions(train="t", model_dir="m").batch_size == 16
+
+
+@pytest.mark.parametrize(("sentences", "batch_size"), [(1, 1), (400, 1), (999, 1), (1000, 2), (2000, 4), (12544, 16)])
+def test_the_default_batch_follows_the_training_sets_size_and_a_given_one_stays(sentences, batch_size):
+    chosen = StackLSTMOptions(train="t", model_dir="m").for_training_set(sentences)
+    assert (chosen.batch_size, chosen.learning_rate) == (batch_size, 0.1 if batch_size <= 8 else 0.07)
+    given = StackLSTMOptions(train="t", model_dir="m", batch_size=32).for_training_set(sentences)
+    assert (given.batch_size, given.learning_rate) == (32, 0.05)
+    assert (
+        StackLSTMOptions(train="t", model_dir="m", learning_rate=0.3).for_training_set(sentences).learning_rate == 0.3
+    )

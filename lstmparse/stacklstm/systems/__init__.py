@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 from lstmparse.stacklstm.systems.arc_eager import ArcEager
 from lstmparse.stacklstm.systems.arc_hybrid import ArcHybrid
@@ -13,7 +13,7 @@ from lstmparse.stacklstm.systems.base import Action, Configuration, GoldTree, Tr
 SYSTEMS: dict[str, type[TransitionSystem]] = {cls.name: cls for cls in (ArcStandard, ArcSwap, ArcHybrid, ArcEager)}
 
 
-def make_system(name: str, labels: Sequence[str], root_label: str = "root") -> TransitionSystem:
+def make_system(name: str, labels: Iterable[str], root_label: str = "root") -> TransitionSystem:
     """Build the named system over a label set."""
     try:
         return SYSTEMS[name](labels, root_label)

@@ -126,8 +126,8 @@ class ArcEager(TransitionSystem):
         costs = {}
         for action in legal:
             kind, label = self.actions[action].kind, self.actions[action].label
-            dependent, is_gold = gold_arc.get(kind, (None, False))
-            costs[action] = kind_cost[kind] + (is_gold and label != gold.labels[dependent])
+            arc = gold_arc.get(kind)
+            costs[action] = kind_cost[kind] + (arc is not None and arc[1] and label != gold.labels[arc[0]])
         return costs
 
     def _possible_heads_of_front(self, config: Configuration) -> set[int]:

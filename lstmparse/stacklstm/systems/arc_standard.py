@@ -13,7 +13,7 @@ from lstmparse.stacklstm.systems.base import LEFT, RIGHT, ROOT, SHIFT, Configura
 
 class ArcStandard(TransitionSystem):
     name = "arc-standard"
-    kinds = (SHIFT, LEFT, RIGHT)
+    kinds: tuple[str, ...] = (SHIFT, LEFT, RIGHT)
 
     def can_swap(self, config: Configuration) -> bool:
         return False

@@ -12,6 +12,7 @@ keeps the number of swaps small.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from lstmparse.io.tree import children
 from lstmparse.stacklstm.systems.arc_standard import ArcStandard
@@ -49,7 +50,9 @@ class ArcSwap(ArcStandard):
     def gold_tree(self, heads: Sequence[int], labels: Sequence[str]) -> SwapGoldTree:
         return SwapGoldTree(heads, labels)
 
-    def static_oracle(self, config: Configuration, gold: SwapGoldTree) -> int | None:
+    def static_oracle(self, config: Configuration, gold: GoldTree) -> int | None:
+        """The arc-standard oracle, with SWAP where the projective order asks (``gold`` is :meth:`gold_tree`'s)."""
+        gold = cast(SwapGoldTree, gold)
         stack, buffer = config.stack, config.buffer
         if len(stack) >= 2:
             top, below = stack[-1], stack[-2]

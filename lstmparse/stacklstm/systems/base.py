@@ -22,10 +22,10 @@ knowing about it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar
+from typing import ClassVar, Self, TypeVar
 
 ROOT = 0
 
@@ -64,6 +64,9 @@ class GoldTree:
         return config.attached[word] == self.n_dependents[word]
 
 
+C = TypeVar("C", bound="Configuration")
+
+
 class Configuration:
     """Stack, buffer and arcs of a parse over words 1..n, with 0 the artificial root.
 
@@ -80,7 +83,7 @@ class Configuration:
         self.attached: list[int] = [0] * (n + 1)  # dependents found so far, per head
         self.place: list[int] = [NOWHERE] * (n + 1)  # ON_STACK, ON_BUFFER or NOWHERE, per element
 
-    def copy(self) -> Configuration:
+    def copy(self) -> Self:
         """An independent configuration in the same state (for beam search)."""
         clone = copy.copy(self)
         clone.stack, clone.buffer, clone.place = self.stack[:], self.buffer[:], self.place[:]
@@ -111,7 +114,7 @@ class Configuration:
         self.place[item] = NOWHERE
         return item
 
-    def add_arc(self, head: int, dependent: int, label: str, action: int) -> None:
+    def add_arc(self, head: int, dependent: int, label: str | None, action: int) -> None:
         """Attach ``dependent`` to ``head``; ``action`` is the reducing action's id.
 
         The head's representation is updated (:meth:`represent_arc`) and the head
@@ -165,7 +168,7 @@ class TransitionSystem:
     heads_stay_in_place = False
     swap: int | None = None  # the SWAP action's id, in systems that have one
 
-    def __init__(self, labels: Sequence[str], root_label: str = "root") -> None:
+    def __init__(self, labels: Iterable[str], root_label: str = "root") -> None:
         self.root_label = root_label
         self.labels = sorted(set(labels) | {root_label})
         self.actions: list[Action] = []
@@ -215,7 +218,12 @@ class TransitionSystem:
     def has_oracle(cls, name: str) -> bool:
         return name in cls.oracles
 
-    def initial(self, n: int, configuration_class: type[Configuration] = Configuration, **kwargs) -> Configuration:
+    def initial(self, n: int) -> Configuration:
+        """The configuration a parse of ``n`` words starts from."""
+        return self.initial_as(Configuration, n)
+
+    def initial_as(self, configuration_class: type[C], n: int, **kwargs) -> C:
+        """The start of a parse in a configuration class that carries more (a network's vectors)."""
         config = configuration_class(n, **kwargs)
         config.start()
         return config
