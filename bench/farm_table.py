@@ -1,10 +1,13 @@
 """A farm's results as one table: a row per treebank, a column per setting (bench/RESULTS.md, models/README.md).
 
     python bench/farm_table.py bench/results/table3.json --source tokens --measure LAS
-    python bench/farm_table.py bench/results/languages.json --source raw --measures Words,UPOS,LAS --by setting
+    python bench/farm_table.py bench/results/languages.json --source raw --side-by-side
 
 Each cell is the test figure with the dev figure in parentheses; a last column gives the
-training CPU-minutes of each setting (mean over the row's cells).  Reads the JSON that
+training CPU-minutes of each setting (mean over the row's cells).  ``--side-by-side``
+instead gives a row per treebank and setting with every measure (test only), the
+training CPU-minutes, Stanza 1.5.1's published raw-text LAS where the issue quotes it,
+and per setting the mean LAS over the treebanks every setting has.  Reads the JSON that
 ``lstmparse farm`` writes (``WORK_DIR/results.json``, committed under ``bench/results/``).
 """
 
@@ -38,13 +41,50 @@ def table(records: list[dict], source: str, measure: str) -> str:
     return "\n".join(lines)
 
 
+SIDE_BY_SIDE = ("Words", "Sentences", "UPOS", "UFeats", "Lemmas", "UAS", "LAS", "MLAS", "BLEX")
+# Stanza 1.5.1, UD 2.12 test sets from raw text, its published figures (pretrained vectors and character LMs)
+STANZA_LAS = {
+    "hu_szeged": 78.61, "fr_sequoia": 91.57, "el_gdt": 88.87, "vi_vtb": 51.49, "ug_udt": 63.42, "mt_mudt": 78.22,
+    "cy_ccg": 80.25, "wo_wtb": 77.32, "af_afribooms": 86.14, "cop_scriptorium": 64.43, "ta_ttb": 50.97,
+}  # fmt: skip
+
+
+def side_by_side(records: list[dict], source: str) -> str:
+    """A row per treebank and setting: every measure on test, CPU minutes, Stanza's LAS; then mean LAS per setting."""
+    settings = list(dict.fromkeys(r["setting"] for r in records))
+    cells = {(r["treebank"], r["setting"]): r for r in records if "test" in r}
+    treebanks = [t for t in dict.fromkeys(r["treebank"] for r in records) if all((t, s) in cells for s in settings)]
+    lines = [
+        f"| treebank | system | {' | '.join(SIDE_BY_SIDE)} | train CPU min | Stanza LAS |",
+        "|---" * (len(SIDE_BY_SIDE) + 4) + "|",
+    ]
+    for treebank in treebanks:
+        for setting in settings:
+            figures = cells[(treebank, setting)]["test"].get(source, {})
+            values = [f"{figures[m]:.2f}" if m in figures else "—" for m in SIDE_BY_SIDE]
+            stanza = f"{STANZA_LAS[treebank]:.2f}" if setting == settings[0] and treebank in STANZA_LAS else ""
+            minutes = f"{cells[(treebank, setting)]['cpu_minutes']:.1f}"
+            lines.append(f"| {treebank} | {setting} | {' | '.join(values)} | {minutes} | {stanza} |")
+    if treebanks:
+        means = [
+            f"{setting} {sum(cells[(t, setting)]['test'][source]['LAS'] for t in treebanks) / len(treebanks):.2f}"
+            for setting in settings
+        ]
+        lines.append(f"\nMean LAS over these {len(treebanks)} treebanks: {', '.join(means)}.")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", type=Path)
     parser.add_argument("--source", default="tokens", choices=["raw", "tokens"])
     parser.add_argument("--measures", default="LAS", help="comma-separated CoNLL 2018 measures, a table each")
+    parser.add_argument("--side-by-side", action="store_true", help="every measure, a row per treebank and setting")
     args = parser.parse_args()
     records = json.loads(args.results.read_text(encoding="utf-8"))
+    if args.side_by_side:
+        print(side_by_side(records, args.source))
+        return
     for measure in args.measures.split(","):
         print(f"{measure}, test (dev), from {'raw text' if args.source == 'raw' else 'gold tokens'}:\n")
         print(table(records, args.source, measure) + "\n")

@@ -146,6 +146,26 @@ def test_training_into_a_pipeline_directory_needs_resume_and_then_reuses_parts(p
         assert f"{part}: reusing the model" in resumed.stderr
 
 
+def test_a_part_interrupted_half_way_continues_on_resume_instead_of_being_reused(small_treebank, tmp_path):
+    """The parser's directory holds its best epoch so far while it trains: without the mark of a finished part
+    (the state an interrupted run leaves), --resume continues its training from the checkpoint."""
+    from lstmparse.pipeline.training import TRAINED
+
+    model = tmp_path / "m"
+    common = ["train", "--arch", "pipeline", "--train", small_treebank["train"], "--dev", small_treebank["dev"]]
+    common += ["--model-dir", model, "--jackknife", "2", "--features", "words,pos", "--system", "arc-hybrid"]
+    assert lstmparse(*common, "--epochs", "1").returncode == 0
+    (model / "parser" / TRAINED).unlink()  # as if interrupted after its first epoch
+    resumed = lstmparse(*common, "--epochs", "2", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "parser: continuing the interrupted training" in resumed.stderr
+    assert "tagger: reusing the model" in resumed.stderr and "tokenizer: reusing the model" in resumed.stderr
+    checkpoint = json.loads((model / "parser" / "checkpoint" / "config.json").read_text(encoding="utf-8"))
+    assert len(checkpoint["training"]["epochs"]) == 2 and (model / "parser" / TRAINED).is_file()
+    again = lstmparse(*common, "--epochs", "2", "--resume")
+    assert "parser: reusing the model" in again.stderr, again.stderr
+
+
 def test_parse_corpus_tokenizes_raw_shards_as_parse_does(pipeline, raw_dev, tmp_path):
     model, _ = pipeline
     shard = tmp_path / "shard.txt"

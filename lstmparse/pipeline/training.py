@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TextIO
 
 from lstmparse.core.families import family
-from lstmparse.core.model_io import CONFIG, atomic_write, model_arch
+from lstmparse.core.model_io import CARD, CONFIG, atomic_write, model_arch
 from lstmparse.core.options import RunOptions
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import read_sentences
@@ -45,6 +45,8 @@ from lstmparse.stacklstm.options import StackLSTMOptions, parse_features
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tagger.options import TaggerOptions
 from lstmparse.tokenizer.options import TokenizerOptions
+
+TRAINED = "trained.json"  # in a part the pipeline trained to the end: its training and dev files
 
 
 def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
@@ -141,15 +143,34 @@ def _trained(name: str, options_class: type, options: PipelineOptions, log: Text
 
 
 def _train_or_reuse(label: str, arch: str, part: RunOptions, resume: bool, log: TextIO) -> dict:
-    """Train ``arch`` (tokenizer, tagger, stacklstm) with ``part``, unless resuming and it is trained already."""
-    previous = _finished_record(Path(part.model_dir))
-    if previous is not None and resume and (previous.get("train"), previous.get("dev")) == (part.train, part.dev):
+    """Train ``arch`` (tokenizer, tagger, stacklstm) with ``part``, unless resuming and it is trained already.
+
+    A part is trained when its training ran to the end: the pipeline marks the parts
+    it trains (:data:`TRAINED`), ``lstmparse train`` (the farm's part jobs) writes the
+    card last.  A part interrupted half-way (its directory holds the best epoch so far)
+    continues from its checkpoint where the family can (``resume``), else starts again.
+    """
+    directory = Path(part.model_dir)
+    previous = _finished_record(directory)
+    same_data = previous is not None and (previous.get("train"), previous.get("dev")) == (part.train, part.dev)
+    if resume and same_data and previous is not None and _ran_to_the_end(directory):
         print(f"{label}: reusing the model in {part.model_dir}", file=log)
         return _summary(previous)
-    if previous is not None:
-        shutil.rmtree(part.model_dir)
-    print(f"{label}: training into {part.model_dir}", file=log)
-    return _summary(_trainer(arch)(part, log))
+    if resume and same_data and isinstance(part, StackLSTMOptions):  # the part that can resume: the parser
+        print(f"{label}: continuing the interrupted training in {part.model_dir}", file=log)
+        part = dataclasses.replace(part, resume=True)
+    else:
+        if previous is not None:
+            shutil.rmtree(part.model_dir)
+        print(f"{label}: training into {part.model_dir}", file=log)
+    record = _trainer(arch)(part, log)
+    (directory / TRAINED).write_text(json.dumps({"train": part.train, "dev": part.dev}) + "\n", encoding="utf-8")
+    return _summary(record)
+
+
+def _ran_to_the_end(directory: Path) -> bool:
+    """Whether the part's training finished: the pipeline's mark, or the card ``lstmparse train`` writes last."""
+    return (directory / TRAINED).is_file() or (directory / CARD).is_file()
 
 
 def _trainer(arch: str):
