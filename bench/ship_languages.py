@@ -50,6 +50,16 @@ def figures(row: dict, split: str = "test", source: str = "raw") -> dict[str, fl
     return {name: row[split][source][name] for name in MEASURES if name in row[split][source]}
 
 
+def treebank_fields(card: dict) -> dict:
+    """The treebank's name and licence for a card whose ``data`` is its training file (the farm passes --train)."""
+    from lstmparse.app.catalog import treebank_of_file
+
+    folder = treebank_of_file(card["data"])
+    if folder is None:
+        return {}
+    return {"data": folder.path.name, **({"licence": folder.licence} if folder.licence else {})}
+
+
 def ship(work_dir: Path) -> list[str]:
     rows = json.loads((work_dir / "results.json").read_text(encoding="utf-8"))
     shipped = []
@@ -64,6 +74,7 @@ def ship(work_dir: Path) -> list[str]:
         target = ROOT / "models" / f"{treebank}_pipeline"
         copy_pipeline(source, target)
         reference = next((r for r in rows if r["treebank"] == treebank and r["setting"] == "udpipe1"), None)
+        card |= treebank_fields(card)  # cards written before the card named a --train file's treebank
         card["test_raw"] = figures(row)
         if reference is not None:
             card["udpipe1_test_raw"] = figures(reference)

@@ -144,3 +144,16 @@ def test_treebank_and_train_together_is_one_usage_line(tmp_path):
     assert result.returncode == 2 and "--treebank names the training and dev files itself" in result.stderr
     result = run_cli("train", "--model-dir", tmp_path / "m")
     assert result.returncode == 2 and "give --train FILE (and --dev FILE) or --treebank DIR" in result.stderr
+
+
+def test_a_model_trained_on_a_treebanks_file_names_the_treebank_and_its_licence(tmp_path):
+    """--train ud/ta_ttb/train.conllu (as the farm's jobs run) gives the card --treebank would; a file elsewhere
+    names itself and no licence."""
+    from lstmparse.app.catalog import training_card
+
+    card = training_card("stacklstm", str(UD / "ta_ttb" / "train.conllu"), {"epochs": []})
+    assert (card["language"], card["data"]) == ("ta", "ta_ttb") and "non-commercial" in card["licence"]
+    loose = tmp_path / "train.conllu"
+    loose.write_text(first_sentences(UD / "ta_ttb" / "train.conllu", 2), encoding="utf-8")
+    card = training_card("stacklstm", str(loose), {"epochs": []})
+    assert card["data"] == str(loose) and "licence" not in card

@@ -18,7 +18,7 @@ from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
 from lstmparse.core.ensembles import member_directories
 from lstmparse.core.families import BY_ARCH
 from lstmparse.core.model_io import CARD, CONFIG, model_arch, model_search_path, pipelines_of_language
-from lstmparse.errors import ModelError
+from lstmparse.errors import ConfigurationError, ModelError
 from lstmparse.pipeline.manifest import ARCH as PIPELINE_ARCH
 from lstmparse.pipeline.manifest import part_directories
 
@@ -121,6 +121,7 @@ def training_card(arch: str, train: str, record: dict, treebank=None, language: 
     """
     from lstmparse.pipeline.recipe import language_of
 
+    treebank = treebank if treebank is not None else treebank_of_file(train)
     from_folder = treebank.language if treebank is not None else None
     card: dict = {"language": language or from_folder or language_of(train)}
     card["data"] = treebank.path.name if treebank is not None else train
@@ -133,6 +134,20 @@ def training_card(arch: str, train: str, record: dict, treebank=None, language: 
     if notes:
         card["notes"] = list(notes)
     return {key: value for key, value in card.items() if value}
+
+
+def treebank_of_file(train: str | Path):
+    """The UD treebank folder a training file sits in (beside its ``LICENSE.txt``), or None: a model trained with
+    ``--train`` on a treebank's file names the treebank and its licence as ``--treebank`` would."""
+    from lstmparse.pipeline.recipe import treebank_folder
+
+    folder = Path(train).parent
+    if not (folder / "LICENSE.txt").is_file():
+        return None
+    try:
+        return treebank_folder(folder)
+    except (ConfigurationError, OSError):
+        return None
 
 
 def dev_figures(record: dict) -> str:
