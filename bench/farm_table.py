@@ -74,16 +74,30 @@ def side_by_side(records: list[dict], source: str) -> str:
     return "\n".join(lines)
 
 
+def compact(records: list[dict], source: str) -> str:
+    """A row per treebank: each setting's LAS on test, the first setting's lead over the second, Stanza's LAS."""
+    settings = list(dict.fromkeys(r["setting"] for r in records))[:2]
+    cells = {(r["treebank"], r["setting"]): r["test"][source]["LAS"] for r in records if "test" in r}
+    treebanks = [t for t in dict.fromkeys(r["treebank"] for r in records) if all((t, s) in cells for s in settings)]
+    lines = [f"| treebank | {' | '.join(settings)} | difference | Stanza 1.5.1 (published) |", "|---|---|---|---|---|"]
+    for treebank in treebanks:
+        ours, theirs = (cells[(treebank, s)] for s in settings)
+        stanza = f"{STANZA_LAS[treebank]:.2f}" if treebank in STANZA_LAS else "—"
+        lines.append(f"| {treebank} | {ours:.2f} | {theirs:.2f} | {ours - theirs:+.2f} | {stanza} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", type=Path)
     parser.add_argument("--source", default="tokens", choices=["raw", "tokens"])
     parser.add_argument("--measures", default="LAS", help="comma-separated CoNLL 2018 measures, a table each")
     parser.add_argument("--side-by-side", action="store_true", help="every measure, a row per treebank and setting")
+    parser.add_argument("--compact", action="store_true", help="LAS of two settings per treebank (the README's)")
     args = parser.parse_args()
     records = json.loads(args.results.read_text(encoding="utf-8"))
-    if args.side_by_side:
-        print(side_by_side(records, args.source))
+    if args.side_by_side or args.compact:
+        print((side_by_side if args.side_by_side else compact)(records, args.source))
         return
     for measure in args.measures.split(","):
         print(f"{measure}, test (dev), from {'raw text' if args.source == 'raw' else 'gold tokens'}:\n")
