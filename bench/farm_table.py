@@ -49,11 +49,17 @@ STANZA_LAS = {
 }  # fmt: skip
 
 
-def side_by_side(records: list[dict], source: str) -> str:
-    """A row per treebank and setting: every measure on test, CPU minutes, Stanza's LAS; then mean LAS per setting."""
+def evaluated(records: list[dict]) -> tuple[list[str], dict[tuple[str, str], dict], list[str]]:
+    """The settings, the evaluated records by (treebank, setting), and the treebanks every setting was evaluated on."""
     settings = list(dict.fromkeys(r["setting"] for r in records))
     cells = {(r["treebank"], r["setting"]): r for r in records if "test" in r}
     treebanks = [t for t in dict.fromkeys(r["treebank"] for r in records) if all((t, s) in cells for s in settings)]
+    return settings, cells, treebanks
+
+
+def side_by_side(records: list[dict], source: str) -> str:
+    """A row per treebank and setting: every measure on test, CPU minutes, Stanza's LAS; then mean LAS per setting."""
+    settings, cells, treebanks = evaluated(records)
     lines = [
         f"| treebank | system | {' | '.join(SIDE_BY_SIDE)} | train CPU min | Stanza LAS |",
         "|---" * (len(SIDE_BY_SIDE) + 4) + "|",
@@ -76,12 +82,11 @@ def side_by_side(records: list[dict], source: str) -> str:
 
 def compact(records: list[dict], source: str) -> str:
     """A row per treebank: each setting's LAS on test, the first setting's lead over the second, Stanza's LAS."""
-    settings = list(dict.fromkeys(r["setting"] for r in records))[:2]
-    cells = {(r["treebank"], r["setting"]): r["test"][source]["LAS"] for r in records if "test" in r}
-    treebanks = [t for t in dict.fromkeys(r["treebank"] for r in records) if all((t, s) in cells for s in settings)]
+    settings, cells, treebanks = evaluated(records)
+    settings = settings[:2]
     lines = [f"| treebank | {' | '.join(settings)} | difference | Stanza 1.5.1 (published) |", "|---|---|---|---|---|"]
     for treebank in treebanks:
-        ours, theirs = (cells[(treebank, s)] for s in settings)
+        ours, theirs = (cells[(treebank, s)]["test"][source]["LAS"] for s in settings)
         stanza = f"{STANZA_LAS[treebank]:.2f}" if treebank in STANZA_LAS else "—"
         lines.append(f"| {treebank} | {ours:.2f} | {theirs:.2f} | {ours - theirs:+.2f} | {stanza} |")
     return "\n".join(lines)

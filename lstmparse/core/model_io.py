@@ -254,10 +254,7 @@ def model_arch(directory: str | Path | ModelRecord) -> str:
 
 
 def _current_params(directory: Path) -> str | None:
-    try:
-        return json.loads((directory / CONFIG).read_text(encoding="utf-8")).get("params_file")
-    except (OSError, ValueError):
-        return None
+    return read_record(directory).config.get("params_file")
 
 
 def _next_generation(directory: Path) -> int:

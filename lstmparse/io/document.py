@@ -15,6 +15,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from lstmparse.io.render import Sentence as DrawnSentence
+
 MISC_COLUMN = 9
 RANGE_ID = re.compile(r"^(\d+)-(\d+)$")
 
@@ -44,8 +46,9 @@ class Token(Protocol):
     def end_char(self) -> int | None: ...
 
 
-class Sentence(Protocol):
-    """What a view reads of a sentence (:class:`lstmparse.io.formats.Sentence`, which imports this module)."""
+class Sentence(DrawnSentence, Protocol):
+    """What a view reads of a sentence (:class:`lstmparse.io.formats.Sentence`, which imports this module): what a
+    drawing reads (id, text, forms, words), and its tokens and lines."""
 
     @property
     def tokens(self) -> Sequence[Token]: ...
@@ -53,13 +56,6 @@ class Sentence(Protocol):
     def lines(self) -> Sequence[str]: ...
     @property
     def token_lines(self) -> Sequence[int]: ...
-    @property
-    def sent_id(self) -> str | None: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def forms(self) -> Sequence[str]: ...
-
     @property
     def words(self) -> list[Word]: ...
 

@@ -28,6 +28,7 @@ from typing import TextIO
 from lstmparse.core.families import family
 from lstmparse.core.model_io import CARD, CONFIG, atomic_write, model_arch
 from lstmparse.core.options import RunOptions
+from lstmparse.core.records import read_record
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import read_sentences
 from lstmparse.pipeline.api import parts_of
@@ -180,11 +181,7 @@ def _trainer(arch: str):
 
 def _finished_record(directory: Path) -> dict | None:
     """The training record of the model in ``directory``, if one is there."""
-    try:
-        config = json.loads((directory / CONFIG).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return config.get("training") if isinstance(config, dict) else None
+    return read_record(directory).config.get("training")
 
 
 def _summary(record: dict) -> dict:
