@@ -149,7 +149,7 @@ def test_training_into_a_pipeline_directory_needs_resume_and_then_reuses_parts(p
 def test_a_part_interrupted_half_way_continues_on_resume_instead_of_being_reused(small_treebank, tmp_path):
     """The parser's directory holds its best epoch so far while it trains: without the mark of a finished part
     (the state an interrupted run leaves), --resume continues its training from the checkpoint."""
-    from lstmparse.pipeline.training import TRAINED
+    from lstmparse.core.records import TRAINED
 
     model = tmp_path / "m"
     common = ["train", "--arch", "pipeline", "--train", small_treebank["train"], "--dev", small_treebank["dev"]]

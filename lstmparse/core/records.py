@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CONFIG = "config.json"
+TRAINED = "trained.json"  # the training loop's mark of a run that ended (its epochs or its budget), not interrupted
 
 
 @dataclass(frozen=True)
@@ -48,3 +49,18 @@ def read_record(directory: str | Path | ModelRecord) -> ModelRecord:
 def directory_of(source: str | Path | ModelRecord) -> Path:
     """The directory of a path or a record."""
     return source.path if isinstance(source, ModelRecord) else Path(source)
+
+
+def mark_training(directory: str | Path, train: str | None, dev: str | None, ended: bool) -> None:
+    """Mark a model directory's training as running (no mark: an interruption leaves none) or as ended, with the
+    files it read; a pipeline's ``--resume`` reuses only parts whose training ended."""
+    mark = Path(directory) / TRAINED
+    if not ended:
+        mark.unlink(missing_ok=True)
+    elif mark.parent.is_dir():
+        mark.write_text(json.dumps({"train": train, "dev": dev}) + "\n", encoding="utf-8")
+
+
+def training_ended(directory: str | Path) -> bool:
+    """Whether the training loop's run into ``directory`` ended rather than was interrupted."""
+    return (Path(directory) / TRAINED).is_file()

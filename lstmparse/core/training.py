@@ -25,6 +25,7 @@ import dynet as dy
 import numpy as np
 
 from lstmparse.core.options import RunOptions
+from lstmparse.core.records import mark_training
 
 T = TypeVar("T")
 EPOCHS_DIRECTORY = "epochs"  # under the model directory: each epoch's model, with --keep-epochs
@@ -98,6 +99,7 @@ def train_epochs(
     started = time.time() if started is None else started
     deadline = started + 60 * max_minutes - spent_seconds(record) if max_minutes else None
     dev_seconds = hooks.dev_seconds_guess
+    mark_training(model_dir, options.train, options.dev, ended=False)
     for epoch in range(len(record["epochs"]), options.epochs):
         seed_epoch(options.seed, epoch)
         entry = hooks.train_epoch(epoch, None if deadline is None else deadline - DEV_MARGIN * dev_seconds)
@@ -129,6 +131,7 @@ def train_epochs(
             print(stop, file=log)
             break
     record["total_seconds"] = round(time.time() - started, 1)
+    mark_training(model_dir, options.train, options.dev, ended=True)
     return record
 
 

@@ -28,7 +28,7 @@ from typing import TextIO
 from lstmparse.core.families import family
 from lstmparse.core.model_io import CARD, CONFIG, atomic_write, model_arch
 from lstmparse.core.options import RunOptions
-from lstmparse.core.records import read_record
+from lstmparse.core.records import read_record, training_ended
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import read_sentences
 from lstmparse.pipeline.api import parts_of
@@ -46,8 +46,6 @@ from lstmparse.stacklstm.options import StackLSTMOptions, parse_features
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tagger.options import TaggerOptions
 from lstmparse.tokenizer.options import TokenizerOptions
-
-TRAINED = "trained.json"  # in a part the pipeline trained to the end: its training and dev files
 
 
 def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
@@ -146,9 +144,9 @@ def _trained(name: str, options_class: type, options: PipelineOptions, log: Text
 def _train_or_reuse(label: str, arch: str, part: RunOptions, resume: bool, log: TextIO) -> dict:
     """Train ``arch`` (tokenizer, tagger, stacklstm) with ``part``, unless resuming and it is trained already.
 
-    A part is trained when its training ran to the end: the pipeline marks the parts
-    it trains (:data:`TRAINED`), ``lstmparse train`` (the farm's part jobs) writes the
-    card last.  A part interrupted half-way (its directory holds the best epoch so far)
+    A part is trained when its training ran to the end: the shared training loop
+    marks that (:func:`~lstmparse.core.records.mark_training`), whoever started it
+    (the pipeline, or the farm's part jobs).  A part interrupted half-way (its directory holds the best epoch so far)
     continues from its checkpoint where the family can (``resume``), else starts again.
     """
     directory = Path(part.model_dir)
@@ -164,14 +162,13 @@ def _train_or_reuse(label: str, arch: str, part: RunOptions, resume: bool, log: 
         if previous is not None:
             shutil.rmtree(part.model_dir)
         print(f"{label}: training into {part.model_dir}", file=log)
-    record = _trainer(arch)(part, log)
-    (directory / TRAINED).write_text(json.dumps({"train": part.train, "dev": part.dev}) + "\n", encoding="utf-8")
-    return _summary(record)
+    return _summary(_trainer(arch)(part, log))
 
 
 def _ran_to_the_end(directory: Path) -> bool:
-    """Whether the part's training finished: the pipeline's mark, or the card ``lstmparse train`` writes last."""
-    return (directory / TRAINED).is_file() or (directory / CARD).is_file()
+    """Whether the part's training ended: the training loop's mark (directories trained before it wrote one: the
+    card ``lstmparse train`` writes last)."""
+    return training_ended(directory) or (directory / CARD).is_file()
 
 
 def _trainer(arch: str):
