@@ -9,6 +9,8 @@ import sys
 import pytest
 from conftest import ROOT
 
+from lstmparse.core.backend import DEFAULT_MEMORY_MB
+
 IMPORT_CYCLES = ROOT.parent / "shared" / "tools" / "import_cycles.py"
 
 
@@ -43,6 +45,21 @@ def test_dynet_is_configured_by_one_explicit_call_not_by_importing():
         env={**os.environ, "LSTMPARSE_MEMORY_MB": "80"},
     )
     assert result.returncode == 0 and result.stdout.strip() == "80", result.stderr + result.stdout
+
+
+@pytest.mark.parametrize(
+    "module", ["lstmparse.pipeline.api", "lstmparse.tokenizer.api", "lstmparse.tagger.model", "lstmparse.layers.birnn"]
+)
+def test_a_module_that_imports_dynet_starts_it_with_the_toolkits_settings_not_dynets(module):
+    """Importing a model module directly starts DyNet with the toolkit's small pool, not DyNet's own 512 MB
+    (a pipeline then held 660 MiB after loading instead of 275); a configure() call before it still wins."""
+    script = f"import sys, dynet_config, {module}\nassert 'dynet' in sys.modules\nprint(dynet_config.get()['mem'])\n"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0 and result.stdout.strip() == str(DEFAULT_MEMORY_MB), result.stderr + result.stdout
+    script = f"import lstmparse, dynet_config\nlstmparse.configure(memory_mb=96)\nimport {module}\n"
+    script += "print(dynet_config.get()['mem'])\n"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0 and result.stdout.strip() == "96", result.stderr + result.stdout
 
 
 @pytest.mark.skipif(not IMPORT_CYCLES.is_file(), reason="the shared tools are not beside the checkout")

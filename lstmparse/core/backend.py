@@ -7,7 +7,10 @@ settings (GPU ones included) before it imports a model module, and the API's ent
 points (``lstmparse.load``, ``lstmparse.Parser`` ...) call
 :func:`configure_defaults`, which applies the toolkit's defaults (small memory pools
 instead of DyNet's, ``LSTMPARSE_SEED``/``LSTMPARSE_MEMORY_MB`` from the environment)
-unless the user called :func:`configure` first.
+unless the user called :func:`configure` first.  So does importing a model family's
+package or :mod:`lstmparse.layers` (their modules import DyNet): a user who imports
+``lstmparse.pipeline.api`` directly would otherwise start DyNet with its own settings
+(a 512 MB pool, more than doubling a pipeline's memory, and a random seed).
 """
 
 from __future__ import annotations

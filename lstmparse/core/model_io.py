@@ -353,7 +353,7 @@ def _check_complete(model: dy.ParameterCollection, named: dict) -> None:
 
 def _value_for(name: str, parameter, values: dict[str, np.ndarray]) -> np.ndarray:
     value = values.get(name)
-    expected = parameter.as_array().shape
+    expected = tuple(parameter.shape())  # not as_array().shape: that copies the whole table (half of a load's time)
     if value is None or value.shape != expected:
         found = None if value is None else value.shape
         raise ModelError(f"parameter {name}: expected shape {expected}, found {found}")

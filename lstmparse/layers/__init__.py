@@ -1,5 +1,11 @@
 """DyNet layers shared by the model families (the modules import DyNet; this one does not)."""
 
+from lstmparse.core.backend import configure_defaults
+
+# Before any module of this package imports DyNet: the toolkit's settings, not DyNet's own (a 512 MB pool
+# and a random seed), for a user who imports it directly (a configure() call before this one wins).
+configure_defaults()
+
 CHAR_LSTM_SIZE = 100  # the papers' character bi-LSTM output size, both directions
 
 

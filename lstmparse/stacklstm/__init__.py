@@ -9,3 +9,9 @@ decoded as one, ``batch_loss`` lock-step training, ``training`` the family's hoo
 for the shared training loop, ``api`` the loaded parser users call, ``parallel``
 parsing in worker processes.
 """
+
+from lstmparse.core.backend import configure_defaults
+
+# Before any module of this package imports DyNet: the toolkit's settings, not DyNet's own (a 512 MB pool
+# and a random seed), for a user who imports it directly (a configure() call before this one wins).
+configure_defaults()

@@ -7,3 +7,9 @@ word's UPOS, XPOS and FEATS (the whole Feature=Value string as one class, as
 UDPipe 1 does).  It fills the tag columns a tag-reading parser needs
 (:mod:`lstmparse.pipeline`).
 """
+
+from lstmparse.core.backend import configure_defaults
+
+# Before any module of this package imports DyNet: the toolkit's settings, not DyNet's own (a 512 MB pool
+# and a random seed), for a user who imports it directly (a configure() call before this one wins).
+configure_defaults()

@@ -10,3 +10,9 @@ known token, copying the token's own spelling where the words spell it; an unsee
 one by the longest word ending seen at the end of such tokens (English ``'s``,
 ``n't``); otherwise it stays one word.
 """
+
+from lstmparse.core.backend import configure_defaults
+
+# Before any module of this package imports DyNet: the toolkit's settings, not DyNet's own (a 512 MB pool
+# and a random seed), for a user who imports it directly (a configure() call before this one wins).
+configure_defaults()
