@@ -323,7 +323,9 @@ def effective_values(model: dy.ParameterCollection, named: dict) -> dict[str, np
     dy.renew_cg()
     values = {}
     for name, parameter in named.items():
-        if isinstance(parameter, dy.LookupParameters):
+        if not _in_dynet(parameter):  # a table loaded to parse (layers/tables.py): its array as it was read
+            values[name] = parameter.as_array()
+        elif isinstance(parameter, dy.LookupParameters):
             rows, dim = parameter.as_array().shape
             values[name] = parameter.expr().npvalue().reshape(dim, rows).T
         else:
@@ -337,6 +339,8 @@ def assign_values(model: dy.ParameterCollection, named: dict, values: dict[str, 
 
     _check_complete(model, named)
     for name, parameter in named.items():
+        if not _in_dynet(parameter):  # a table loaded to parse holds its values already
+            continue
         value = _value_for(name if version >= 2 else parameter.name(), parameter, values)
         if isinstance(parameter, dy.LookupParameters):
             parameter.init_from_array(value)
@@ -344,10 +348,18 @@ def assign_values(model: dy.ParameterCollection, named: dict, values: dict[str, 
             parameter.set_value(value)
 
 
+def _in_dynet(parameter) -> bool:
+    """Whether a named parameter is DyNet's (the others are tables loaded to parse, kept as arrays)."""
+    import dynet as dy
+
+    return isinstance(parameter, dy.Parameters | dy.LookupParameters)
+
+
 def _check_complete(model: dy.ParameterCollection, named: dict) -> None:
     everything = {p.name() for p in model.parameters_list()} | {p.name() for p in model.lookup_parameters_list()}
-    missing = everything - {p.name() for p in named.values()}
-    if missing or len(named) != len(everything):
+    in_dynet = [p for p in named.values() if _in_dynet(p)]
+    missing = everything - {p.name() for p in in_dynet}
+    if missing or len(in_dynet) != len(everything):
         raise AssertionError(f"named_parameters() does not name each parameter once (unnamed: {sorted(missing)})")
 
 

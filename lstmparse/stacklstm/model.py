@@ -11,7 +11,7 @@ on the stack are represented recursively (section 3.4).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, Self, cast
 
 import dynet as dy
@@ -116,7 +116,9 @@ class StackLSTMParser:
         dims: StackLSTMDimensions | None = None,
         pretrained_dim: int = 0,
         pseudo_projective: bool = False,
+        frozen: Mapping[str, np.ndarray] | None = None,
     ) -> None:
+        """``frozen``: a model file's arrays, for a parser loaded to parse (:class:`TokenEncoder`)."""
         self.system = system
         self.pseudo_projective = pseudo_projective  # labels carry lifts; parse() undoes them
         self.dropout = 0.0  # training-time dropout on token vectors and inside the stack LSTMs
@@ -126,7 +128,7 @@ class StackLSTMParser:
         self.pretrained_dim = pretrained_dim
         self.dims = dims = dims or StackLSTMDimensions()
         self.model = model = dy.ParameterCollection()
-        self.tokens = TokenEncoder(model, features, dims, vocabs, pretrained_dim)
+        self.tokens = TokenEncoder(model, features, dims, vocabs, pretrained_dim, frozen, prefix="tokens")
         self.stack_lstm = StackLSTM(model, dims.layers, dims.token, dims.lstm)
         self.buffer_lstm = StackLSTM(model, dims.layers, dims.token, dims.lstm)
         self.action_lstm = StackLSTM(model, dims.layers, dims.action_history, dims.lstm)
@@ -274,6 +276,7 @@ class StackLSTMParser:
                 StackLSTMDimensions(**config["dims"]),
                 config["pretrained_dim"],
                 config.get("pseudo_projective", False),
+                params if config["format_version"] >= 2 else None,  # format 1 names tables otherwise
             )
         parser.set_parameter_values(params, config["format_version"])
         parser.training_record = config.get("training", {})

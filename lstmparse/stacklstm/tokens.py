@@ -22,7 +22,7 @@ buffer LSTMs see already knows its sentence context (as in Kiperwasser & Goldber
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import dynet as dy
 import numpy as np
@@ -33,6 +33,7 @@ from lstmparse.io.formats import Token
 from lstmparse.layers.birnn import transduce_sentences
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
+from lstmparse.layers.tables import table_rows, word_table
 from lstmparse.stacklstm.options import FEATURES, StackLSTMDimensions
 
 NO_FEATURE = "<none>"
@@ -48,7 +49,11 @@ class TokenEncoder:
         dims: StackLSTMDimensions,
         vocabs: dict[str, Vocabulary],
         pretrained_dim: int = 0,
+        frozen: Mapping[str, np.ndarray] | None = None,
+        prefix: str = "tokens",
     ) -> None:
+        """``frozen``: a model file's arrays, for a parser loaded to parse (its word tables stay arrays, under
+        ``prefix``'s names, rather than DyNet parameters)."""
         unknown = set(features) - set(FEATURES)
         if unknown:
             raise ValueError(f"unknown features {sorted(unknown)}; choose from {', '.join(FEATURES)}")
@@ -57,10 +62,11 @@ class TokenEncoder:
         self.vocabs = vocabs
         input_dim = 0
         if "words" in features:
-            self.word_embeddings = model.add_lookup_parameters((len(vocabs["words"]), dims.word))
+            self.word_embeddings = word_table(model, f"{prefix}/words", (len(vocabs["words"]), dims.word), frozen)
             input_dim += dims.word
         if "pretrained" in features:
-            self.pretrained_embeddings = model.add_lookup_parameters((len(vocabs["pretrained"]), pretrained_dim))
+            shape = (len(vocabs["pretrained"]), pretrained_dim)
+            self.pretrained_embeddings = word_table(model, f"{prefix}/pretrained", shape, frozen)
             input_dim += pretrained_dim
         if "pos" in features:
             self.pos_embeddings = model.add_lookup_parameters((len(vocabs["pos"]), dims.pos))
@@ -152,10 +158,10 @@ class TokenEncoder:
                 for sentence, rng in zip(sentences, rngs, strict=True)
                 for i in word_ids(vocab, [t.form for t in sentence], train, rng)
             ]
-            parts.append(dy.lookup_batch(self.word_embeddings, ids))
+            parts.append(table_rows(self.word_embeddings, ids))
         if "pretrained" in self.features:
             ids = pretrained_ids(self.vocabs["pretrained"], [t.form for t in tokens])
-            parts.append(dy.lookup_batch(self.pretrained_embeddings, ids, update=False))
+            parts.append(table_rows(self.pretrained_embeddings, ids, update=False))
         if "pos" in self.features:
             parts.append(dy.lookup_batch(self.pos_embeddings, [self.vocabs["pos"].get(t.upos) for t in tokens]))
         if "feats" in self.features:

@@ -10,7 +10,7 @@ training with the predicted UPOS takes its training lemma instead.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import dynet as dy
 import numpy as np
@@ -21,6 +21,7 @@ from lstmparse.io.formats import Sentence
 from lstmparse.layers import transduce
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
+from lstmparse.layers.tables import table_rows, word_table
 from lstmparse.tagger.lemmas import LemmaLookup, first_applicable, lemma_rule, training_rules
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
 
@@ -33,18 +34,24 @@ class Tagger:
     """Word vectors, the sentence bi-LSTM and the UPOS, XPOS and FEATS output layers."""
 
     def __init__(
-        self, vocabs: dict[str, Vocabulary], dims: TaggerDimensions, lemma_lookup: LemmaLookup | None = None
+        self,
+        vocabs: dict[str, Vocabulary],
+        dims: TaggerDimensions,
+        lemma_lookup: LemmaLookup | None = None,
+        frozen: Mapping[str, np.ndarray] | None = None,
     ) -> None:
+        """``frozen``: a model file's arrays, for a tagger loaded to tag (its word tables stay arrays, not DyNet's)."""
         self.vocabs, self.dims = vocabs, dims
         self.columns = (*COLUMNS, LEMMA) if dims.lemmas else COLUMNS
         self.lemma_lookup = lemma_lookup or LemmaLookup({})
         self.model = dy.ParameterCollection()
         model = self.model
-        self.word_embeddings = model.add_lookup_parameters((len(vocabs["words"]), dims.word))
+        self.word_embeddings = word_table(model, "words", (len(vocabs["words"]), dims.word), frozen)
         self.char_lstm = CharacterLSTM(model, vocabs["chars"], dims.char_embedding, dims.chars)
         input_dim = dims.word + self.char_lstm.dim
         if dims.pretrained:
-            self.pretrained_embeddings = model.add_lookup_parameters((len(vocabs["pretrained"]), dims.pretrained))
+            shape = (len(vocabs["pretrained"]), dims.pretrained)
+            self.pretrained_embeddings = word_table(model, "pretrained", shape, frozen)
             input_dim += dims.pretrained
         self.birnn = dy.BiRNNBuilder(dims.layers, input_dim, dims.hidden, model, dy.VanillaLSTMBuilder)
         self.outputs = {
@@ -135,15 +142,17 @@ class Tagger:
         by_position = [[forms[j] for forms in group] for j in range(length)]
         flat = [form for column in by_position for form in column]
         chars = self.char_lstm.encode(flat)
+        words = table_rows(self.word_embeddings, word_ids(self.vocabs["words"], flat, train))
+        pretrained = None
+        if self.dims.pretrained:
+            ids = pretrained_ids(self.vocabs["pretrained"], flat)
+            pretrained = table_rows(self.pretrained_embeddings, ids, update=False)
         inputs = []
-        for j, forms in enumerate(by_position):
-            parts = [
-                dy.lookup_batch(self.word_embeddings, word_ids(self.vocabs["words"], forms, train)),
-                dy.pick_batch_elems(chars, list(range(j * size, (j + 1) * size))),
-            ]
-            if self.dims.pretrained:
-                ids = pretrained_ids(self.vocabs["pretrained"], forms)
-                parts.append(dy.lookup_batch(self.pretrained_embeddings, ids, update=False))
+        for j in range(length):
+            position = list(range(j * size, (j + 1) * size))
+            parts = [dy.pick_batch_elems(words, position), dy.pick_batch_elems(chars, position)]
+            if pretrained is not None:
+                parts.append(dy.pick_batch_elems(pretrained, position))
             vector = dy.concatenate(parts)
             inputs.append(dy.dropout(vector, self.dropout) if train and self.dropout else vector)
         hidden = dy.concatenate_to_batch(transduce(self.birnn, inputs, self.dropout if train else 0.0))
@@ -209,7 +218,8 @@ class Tagger:
         with model_contents(directory):
             lookup = LemmaLookup.from_json(vocab.pop(LEMMA_LOOKUP, {}))
             vocabs = {name: Vocabulary.from_json(v) for name, v in vocab.items()}
-            tagger = cls(vocabs, TaggerDimensions(**config["dims"]), lookup)
+            frozen = params if config["format_version"] >= 2 else None  # format 1 names tables otherwise
+            tagger = cls(vocabs, TaggerDimensions(**config["dims"]), lookup, frozen)
         assign_values(tagger.model, tagger.named_parameters(), params, config["format_version"])
         tagger.training_record = config.get("training", {})
         return tagger
