@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DATA := ../shared/data
 MODEL ?= models/en_ewt_wp
 
-.PHONY: install test test-all lint docs bench bench-spacy bench-memory bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-ensemble bench-pipeline-hu clean dynet-gpu
+.PHONY: install test test-all lint docs bench bench-spacy bench-memory bench-serve bench-confidence bench-training bench-systems bench-constituency bench-corpus bench-pipeline bench-pipeline-ensemble bench-pipeline-hu clean dynet-gpu
 
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -108,3 +108,7 @@ bench-spacy: install
 # Memory and start-up of every shipped model, each in a fresh process, one core: files, load, RSS, peak on its test set.
 bench-memory: install
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/memory.py
+
+# lstmparse serve with 2 workers and the default model on 127.0.0.1: resident memory over 1,000 requests.
+bench-serve: install
+	$(BIN)/python bench/serve_memory.py --workers 2 --requests 1000

@@ -6,7 +6,8 @@ bench-memory).
 Each figure comes from a fresh process, as a user meets it: ``load`` is the seconds and
 resident MiB after ``lstmparse.load`` (DyNet's default 64 MB pool), ``peak`` the maximum
 resident MiB of ``lstmparse parse`` on the model's test set (EWT test for dependency
-models, raw text for pipelines; GUM test for constituency models), ``one sentence`` the
+models; raw text for pipelines, a language's from its own treebank; GUM test for
+constituency models; ``lstmparse score`` of EWT test for TreeLSTMs), ``one sentence`` the
 seconds and peak of parsing one sentence from the command line, model load included.
 The issue's ceiling for the default pipeline is a 200 MiB peak and a 0.5 s load.
 """
@@ -23,6 +24,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+TREELSTM_ARCHS = ("treelstm", "ldtreelstm")  # scored with `lstmparse score`, as they parse nothing
 DATA = ROOT.parent / "shared" / "data"
 LOAD = (
     "import json, resource, time\n"
@@ -56,7 +58,7 @@ def files_mb(model: str) -> float:
 def test_input(model: str, sentences: int, folder: Path) -> list[str]:
     """``parse`` options reading the model's test input, cut to ``sentences`` sentences, written in ``folder``."""
     from lstmparse.app.catalog import resolve_model
-    from lstmparse.core.model_io import CONSTITUENCY_ARCHS, model_arch
+    from lstmparse.core.model_io import CONSTITUENCY_ARCHS, model_arch, read_card
 
     arch = model_arch(resolve_model(model))
     if arch in CONSTITUENCY_ARCHS:
@@ -64,7 +66,10 @@ def test_input(model: str, sentences: int, folder: Path) -> list[str]:
         path = folder / "test.ptb"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return ["--input-format", "ptb", "--input", str(path)]
-    blocks = (DATA / "ud" / "en_ewt" / "test.conllu").read_text(encoding="utf-8").split("\n\n")[:sentences]
+    treebank = read_card(resolve_model(model)).get("data") or "en_ewt"  # a language's pipeline: its own test set
+    if not (DATA / "ud" / treebank / "test.conllu").is_file():
+        treebank = "en_ewt"
+    blocks = (DATA / "ud" / treebank / "test.conllu").read_text(encoding="utf-8").split("\n\n")[:sentences]
     if arch == "pipeline":
         prefix = "# text = "
         texts = [line[len(prefix) :] for block in blocks for line in block.splitlines() if line.startswith(prefix)]
@@ -73,6 +78,8 @@ def test_input(model: str, sentences: int, folder: Path) -> list[str]:
         return ["--input-format", "raw", "--input", str(path)]
     path = folder / "test.conllu"
     path.write_text("\n\n".join(blocks).rstrip("\n") + "\n\n", encoding="utf-8")
+    if arch in TREELSTM_ARCHS:  # a tree language model scores the test trees
+        return [str(path)]
     return ["--input", str(path)]
 
 
@@ -80,8 +87,12 @@ def measure(model: str, sentences: int) -> dict:
     """One model's figures, each from a fresh process."""
     load = subprocess.run([sys.executable, "-c", LOAD.format(model=model)], capture_output=True, text=True, check=True)
     loaded = json.loads(load.stdout)
+    from lstmparse.app.catalog import resolve_model
+    from lstmparse.core.model_io import model_arch
+
     with tempfile.TemporaryDirectory() as scratch:
-        parse = [sys.executable, "-m", "lstmparse", "parse", "--model", model, "--quiet"]
+        command = ["score"] if model_arch(resolve_model(model)) in TREELSTM_ARCHS else ["parse", "--quiet"]
+        parse = [sys.executable, "-m", "lstmparse", *command, "--model", model]
         parse_seconds, peak = peak_of([*parse, *test_input(model, sentences, Path(scratch))])
         one_seconds, one_peak = peak_of([*parse, *test_input(model, 1, Path(scratch))])
     return {

@@ -213,7 +213,9 @@ def acknowledgements(model: ServedModel) -> list[str]:
     ]
 
 
-def create_app(models: list[ServedModel], workers: int = 1, limits: Limits = Limits(), memory_mb: int = 256):
+def create_app(
+    models: list[ServedModel], workers: int = 1, limits: Limits = Limits(), memory_mb: int = backend.DEFAULT_MEMORY_MB
+):
     """The Starlette application: ``/models``, ``/process`` and the page at ``/``."""
     from contextlib import asynccontextmanager
 

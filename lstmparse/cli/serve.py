@@ -7,6 +7,7 @@ import socket
 import click
 
 from lstmparse.cli.common import MEMORY_MB, MODEL, clean_errors
+from lstmparse.core import backend
 
 
 @click.command()
@@ -23,7 +24,13 @@ from lstmparse.cli.common import MEMORY_MB, MODEL, clean_errors
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1), help="parsing processes")
 @click.option("--max-chars", default=1_000_000, show_default=True, type=click.IntRange(min=1), help="per request")
 @click.option("--max-sentences", default=10_000, show_default=True, type=click.IntRange(min=1), help="per request")
-@click.option("--memory-mb", default=256, show_default=True, type=MEMORY_MB, help="DyNet's pool in each worker")
+@click.option(
+    "--memory-mb",
+    default=backend.DEFAULT_MEMORY_MB,
+    show_default=True,
+    type=MEMORY_MB,
+    help="DyNet's initial pool in each worker, MB (it grows as a request needs)",
+)
 @clean_errors
 def serve(models, host, port, workers, max_chars, max_sentences, memory_mb) -> None:
     """Serve models over HTTP: GET /models and GET/POST /process as UDPipe 2's REST server, and a page at /.
