@@ -6,8 +6,10 @@ For every treebank of the farm's ``results.json`` whose ``lstmparse`` pipeline w
 evaluated, the stored pipeline (half precision, as the plan trains it) is copied
 without its checkpoints, jack-knifed data and fold taggers, and its card gains the
 test figures from raw text beside UDPipe 1's on the same data. The rows themselves
-go to ``bench/results/languages.json``, which ``bench/farm_table.py`` turns into the
-tables of ``models/README.md`` and ``bench/RESULTS.md``. English stays as shipped
+go to ``bench/results/languages.json`` (in place of the rows of the same treebanks, the
+others kept: a farm run of some treebanks adds to those shipped before), which
+``bench/farm_table.py`` turns into the tables of ``models/README.md`` and
+``bench/RESULTS.md``. English stays as shipped
 (``en_ewt_pipeline``); models of other languages are not in the wheel (``setup.py``).
 """
 
@@ -82,8 +84,19 @@ def ship(work_dir: Path) -> list[str]:
         (target / "card.json").write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         shipped.append(target.name)
     results = ROOT / "bench" / "results" / "languages.json"
-    results.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    results.write_text(json.dumps(merged(results, rows), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return shipped
+
+
+def merged(results: Path, rows: list[dict]) -> list[dict]:
+    """The committed rows with ``rows`` in place of theirs (a farm run of some treebanks keeps the others')."""
+
+    def key(row: dict) -> tuple:
+        return row["treebank"], row["setting"], row["seed"]
+
+    new = {key(row) for row in rows}
+    kept = json.loads(results.read_text(encoding="utf-8")) if results.is_file() else []
+    return [row for row in kept if key(row) not in new] + rows
 
 
 def main() -> None:
