@@ -186,6 +186,15 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
     "same data and options (pipeline: reuse the parts already trained on the same data)",
 )
 @family_option(
+    "--factored-feats/--whole-feats",
+    "factored_feats",
+    default=None,
+    families=TAGGER,
+    help="also one output per feature, so a combination unseen in training can be predicted (each word takes the "
+    "likelier of the two), or the whole FEATS string as one class only "
+    f"[default: {'--factored-feats' if TaggerOptions.factored_feats else '--whole-feats'} where the data has features]",
+)
+@family_option(
     "--pretrained",
     type=EXISTING_FILE,
     families=STACK + SEQ2SEQ + TAGGER + PIPELINE,

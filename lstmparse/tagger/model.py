@@ -22,11 +22,22 @@ from lstmparse.layers import transduce
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
 from lstmparse.layers.tables import table_rows, word_table
+from lstmparse.tagger.features import (
+    ABSENT,
+    PREFIX,
+    feature_vocabularies,
+    features_by_upos,
+    joined_features,
+    split_features,
+)
 from lstmparse.tagger.lemmas import LemmaLookup, first_applicable, lemma_rule, training_rules
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
 
 ARCH = "tagger"
 LEMMA_LOOKUP = "lemma_lookup"  # the vocabulary file's entry for the (form, UPOS) -> lemma table
+FEATURES_BY_UPOS = "features_by_upos"  # the vocabulary file's entry for the feature names each UPOS takes
+FEATS_FROM = ("string", "features", "likelier")  # what fills FEATS in a tagger with per-feature outputs
+FEATS_FROM_DEFAULT = "likelier"  # measured: docs in models/README.md (tagger levers across languages)
 TAGGING_GROUP = 64  # sentences of one length tagged in one graph (more take more memory, for no speed)
 
 
@@ -39,11 +50,17 @@ class Tagger:
         dims: TaggerDimensions,
         lemma_lookup: LemmaLookup | None = None,
         frozen: Mapping[str, np.ndarray] | None = None,
+        allowed_features: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
-        """``frozen``: a model file's arrays, for a tagger loaded to tag (its word tables stay arrays, not DyNet's)."""
+        """``frozen``: a model file's arrays, for a tagger loaded to tag (its word tables stay arrays, not DyNet's);
+        ``allowed_features``: with ``dims.factored_feats``, the feature names each UPOS takes."""
         self.vocabs, self.dims = vocabs, dims
         self.columns = (*COLUMNS, LEMMA) if dims.lemmas else COLUMNS
         self.lemma_lookup = lemma_lookup or LemmaLookup({})
+        self.features = [name for name in vocabs if name.startswith(PREFIX)] if dims.factored_feats else []
+        self.allowed_features = {upos: set(names) for upos, names in (allowed_features or {}).items()}
+        # what fills FEATS: the whole-string output, the per-feature outputs, or for each word the likelier of the two
+        self.feats_from = FEATS_FROM_DEFAULT if dims.factored_feats else "string"
         self.model = dy.ParameterCollection()
         model = self.model
         self.word_embeddings = word_table(model, "words", (len(vocabs["words"]), dims.word), frozen)
@@ -59,7 +76,7 @@ class Tagger:
                 model.add_parameters((len(vocabs[column]), self._output_input_dim(column))),
                 model.add_parameters(len(vocabs[column])),
             )
-            for column in self.columns
+            for column in (*self.columns, *self.features)
         }
         self.dropout = 0.0
         self.training_record: dict = {}
@@ -82,14 +99,23 @@ class Tagger:
             vocabs[column] = Vocabulary.from_counts(Counter(getattr(t, column) for s in sentences for t in s.tokens))
         if pretrained is not None:
             vocabs["pretrained"] = pretrained
-        if not dims.lemmas:
-            return cls(vocabs, dims)
-        vocabs[LEMMA] = Vocabulary.from_counts(training_rules([(t.form, t.lemma) for s in sentences for t in s.tokens]))
-        lookup = LemmaLookup.from_pairs((t.form, t.upos, t.lemma) for s in sentences for t in s.tokens)
-        return cls(vocabs, dims, lookup)
+        allowed = None
+        if dims.factored_feats:
+            columns = [(t.upos, t.feats) for s in sentences for t in s.tokens]
+            vocabs |= feature_vocabularies(columns)
+            allowed = features_by_upos(columns)
+        lookup = None
+        if dims.lemmas:
+            pairs = [(t.form, t.lemma) for s in sentences for t in s.tokens]
+            vocabs[LEMMA] = Vocabulary.from_counts(training_rules(pairs))
+            lookup = LemmaLookup.from_pairs((t.form, t.upos, t.lemma) for s in sentences for t in s.tokens)
+        return cls(vocabs, dims, lookup, allowed_features=allowed)
 
     def gold_label(self, column: str, token) -> int:
-        """The id of a training word's gold value in ``column`` (its lemma rule for the lemma)."""
+        """The id of a training word's gold value in ``column`` (its lemma rule for the lemma, its value or ``_``
+        for a feature's output)."""
+        if column.startswith(PREFIX):
+            return self.vocabs[column].get(split_features(token.feats).get(column[len(PREFIX) :], ABSENT))
         if column == LEMMA:
             return self.vocabs[LEMMA].get(lemma_rule(token.form, token.lemma))
         return self.vocabs[column].get(getattr(token, column))
@@ -121,7 +147,7 @@ class Tagger:
         Batch element ``j * len(group) + b`` is word ``j`` of sentence ``b``.
         """
         hidden, lemma_input = self.encode(group, train)
-        scores = {column: self.column_scores(column, hidden) for column in COLUMNS}
+        scores = {column: self.column_scores(column, hidden) for column in (*COLUMNS, *self.features)}
         if LEMMA in self.outputs:
             scores[LEMMA] = self.column_scores(LEMMA, lemma_input)
         return scores
@@ -178,9 +204,43 @@ class Tagger:
             strings = self.vocabs[column].strings
             for k, best in enumerate(values.argmax(axis=0)):
                 predicted[k % size][column][k // size] = strings[best]
+            if column == "feats":
+                string_log_probs = _log_softmax(values).max(axis=0)
+        if self.features and self.feats_from != "string":
+            self._predict_features(size, length, hidden, predicted, string_log_probs)
         if LEMMA in self.outputs:
             self._predict_lemmas(group, lemma_input, predicted)
         return predicted
+
+    def _predict_features(
+        self, size: int, length: int, hidden: dy.Expression, predicted: list, string_log_probs: np.ndarray
+    ) -> None:
+        """FEATS joined from each feature's best value, keeping the features the predicted UPOS takes.
+
+        With ``feats_from`` "likelier", a word keeps the whole-string output's FEATS
+        unless the features' joint log-probability (the sum of each feature's, ``_``
+        for a feature the UPOS does not take) beats that string's.
+        """
+        best, log_probs = {}, {}
+        for name in self.features:
+            values = self.column_scores(name, hidden).npvalue().reshape(len(self.vocabs[name]), size * length)
+            values[0] = -np.inf  # never the unknown value
+            strings = self.vocabs[name].strings
+            feature = name[len(PREFIX) :]
+            best[feature] = [strings[v] for v in values.argmax(axis=0)]
+            log_probs[feature] = (_log_softmax(values), self.vocabs[name].get(ABSENT), values.argmax(axis=0))
+        for k in range(size * length):
+            tags, j = predicted[k % size], k // size
+            allowed = self.allowed_features.get(tags["upos"][j], set())
+            joined = joined_features({name: best[name][k] for name in best if name in allowed})
+            if self.feats_from == "likelier":
+                joint = sum(
+                    table[chosen[k] if name in allowed else absent, k]
+                    for name, (table, absent, chosen) in log_probs.items()
+                )
+                if joint <= string_log_probs[k]:
+                    continue
+            tags["feats"][j] = joined
 
     def _predict_lemmas(self, group: Sequence[Sequence[str]], lemma_input: dy.Expression, predicted: list) -> None:
         """Each word's training lemma for its form and predicted UPOS, else its best rule that applies.
@@ -209,6 +269,8 @@ class Tagger:
         vocab = {name: vocab.to_json() for name, vocab in self.vocabs.items()}
         if self.dims.lemmas:
             vocab[LEMMA_LOOKUP] = self.lemma_lookup.to_json()
+        if self.dims.factored_feats:
+            vocab[FEATURES_BY_UPOS] = {upos: sorted(names) for upos, names in self.allowed_features.items()}
         record = training if training is not None else self.training_record
         save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
 
@@ -217,9 +279,10 @@ class Tagger:
         config, vocab, params = load_model(directory, ARCH, "tagger")
         with model_contents(directory):
             lookup = LemmaLookup.from_json(vocab.pop(LEMMA_LOOKUP, {}))
+            allowed = vocab.pop(FEATURES_BY_UPOS, {})
             vocabs = {name: Vocabulary.from_json(v) for name, v in vocab.items()}
             frozen = params if config["format_version"] >= 2 else None  # format 1 names tables otherwise
-            tagger = cls(vocabs, TaggerDimensions(**config["dims"]), lookup, frozen)
+            tagger = cls(vocabs, TaggerDimensions(**config["dims"]), lookup, frozen, allowed)
         assign_values(tagger.model, tagger.named_parameters(), params, config["format_version"])
         tagger.training_record = config.get("training", {})
         return tagger
@@ -246,3 +309,9 @@ def tag_all(tagger: Tagger, forms: Sequence[Sequence[str]]) -> list[dict[str, li
         for index, tags in zip(group, tagger.predict([forms[i] for i in group]), strict=True):
             results[index] = tags
     return results
+
+
+def _log_softmax(values: np.ndarray) -> np.ndarray:
+    """Log-probabilities of (classes x words) scores, per column (a class scored -inf gets none)."""
+    top = values.max(axis=0)
+    return values - top - np.log(np.exp(values - top).sum(axis=0))

@@ -21,6 +21,7 @@ class TaggerDimensions:
     layers: int = 2
     pretrained: int = 0  # width of the fixed pretrained vectors (0: none)
     lemmas: bool = False  # a lemma output (set when the training data has lemmas)
+    factored_feats: bool = False  # one output per feature besides the whole string's (tagger/features.py)
 
 
 @dataclass
@@ -34,9 +35,10 @@ class TaggerOptions(RunOptions):
     dropout: float = 0.33
     epochs: int = 14
     pretrained: str | None = None
+    factored_feats: bool = True  # one output per feature where the training data has features (tagger/features.py)
     dims: TaggerDimensions = field(default_factory=TaggerDimensions)
 
     @classmethod
     def from_command_line(cls, given: dict) -> TaggerOptions:
         dims = TaggerDimensions(**given_fields(given, "layers", "hidden"))
-        return cls(**(common_values(given) | given_fields(given, "pretrained")), dims=dims)
+        return cls(**(common_values(given) | given_fields(given, "pretrained", "factored_feats")), dims=dims)

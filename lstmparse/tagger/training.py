@@ -68,6 +68,11 @@ def has_lemmas(sentences: Sequence[Sentence]) -> bool:
     return sum(t.lemma not in ("", "_") for t in words) > len(words) / 2
 
 
+def has_features(sentences: Sequence[Sentence]) -> bool:
+    """Whether any training word has morphological features (Maltese's treebank has none)."""
+    return any(t.feats not in ("", "_") for s in sentences for t in s.tokens)
+
+
 def train_tagger(options: TaggerOptions, log: TextIO = sys.stderr) -> dict:
     """Train and write the best tagger (dev UPOS accuracy) to ``options.model_dir``."""
     started = time.time()
@@ -76,6 +81,7 @@ def train_tagger(options: TaggerOptions, log: TextIO = sys.stderr) -> dict:
     dev = read_tagged(options.dev) if options.dev else []
     dims = options.dims
     dims.lemmas = has_lemmas(train)
+    dims.factored_feats = dims.factored_feats or (options.factored_feats and has_features(train))
     if options.pretrained:
         vector_words, vectors = read_word2vec(options.pretrained)
         dims.pretrained = vectors.shape[1]
