@@ -190,8 +190,7 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
     "factored_feats",
     default=None,
     families=TAGGER,
-    help="also one output per feature, so a combination unseen in training can be predicted (each word takes the "
-    "likelier of the two), or the whole FEATS string as one class only "
+    help="also one output per feature (each word takes the likelier FEATS), or the whole string as one class only "
     f"[default: {'--factored-feats' if TaggerOptions.factored_feats else '--whole-feats'} where the data has features]",
 )
 @family_option(

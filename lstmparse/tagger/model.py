@@ -221,26 +221,22 @@ class Tagger:
         unless the features' joint log-probability (the sum of each feature's, ``_``
         for a feature the UPOS does not take) beats that string's.
         """
-        best, log_probs = {}, {}
+        words = size * length
+        upos = [predicted[k % size]["upos"][k // size] for k in range(words)]
+        best, joint = {}, np.zeros(words, dtype=np.float32)
         for name in self.features:
-            values = self.column_scores(name, hidden).npvalue().reshape(len(self.vocabs[name]), size * length)
+            values = self.column_scores(name, hidden).npvalue().reshape(len(self.vocabs[name]), words)
             values[0] = -np.inf  # never the unknown value
+            chosen, feature = values.argmax(axis=0), name[len(PREFIX) :]
+            takes = np.array([feature in self.allowed_features.get(tag, ()) for tag in upos])
+            log_probs = _log_softmax(values)
+            joint += np.where(takes, log_probs[chosen, np.arange(words)], log_probs[self.vocabs[name].get(ABSENT)])
             strings = self.vocabs[name].strings
-            feature = name[len(PREFIX) :]
-            best[feature] = [strings[v] for v in values.argmax(axis=0)]
-            log_probs[feature] = (_log_softmax(values), self.vocabs[name].get(ABSENT), values.argmax(axis=0))
-        for k in range(size * length):
-            tags, j = predicted[k % size], k // size
-            allowed = self.allowed_features.get(tags["upos"][j], set())
-            joined = joined_features({name: best[name][k] for name in best if name in allowed})
-            if self.feats_from == "likelier":
-                joint = sum(
-                    table[chosen[k] if name in allowed else absent, k]
-                    for name, (table, absent, chosen) in log_probs.items()
-                )
-                if joint <= string_log_probs[k]:
-                    continue
-            tags["feats"][j] = joined
+            best[feature] = [strings[v] if kept else ABSENT for v, kept in zip(chosen, takes, strict=True)]
+        for k in range(words):
+            if self.feats_from == "likelier" and joint[k] <= string_log_probs[k]:
+                continue
+            predicted[k % size]["feats"][k // size] = joined_features({f: values[k] for f, values in best.items()})
 
     def _predict_lemmas(self, group: Sequence[Sequence[str]], lemma_input: dy.Expression, predicted: list) -> None:
         """Each word's training lemma for its form and predicted UPOS, else its best rule that applies.
