@@ -36,9 +36,6 @@ class FrozenTable:
         self._slots: dict[int, int] = {}  # table row -> cache row
         self._graph = -1  # the computation graph whose expressions read the cache last
 
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self.values.shape)
-
     def rows(self, ids: Sequence[int]) -> dy.Expression:
         """The rows ``ids`` as one batched expression, one batch element per id (as ``dy.lookup_batch``)."""
         ids = list(ids)

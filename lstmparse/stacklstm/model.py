@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from lstmparse.stacklstm.examples import Example
 
 ARCH = "stacklstm"
+TOKENS = "tokens"  # the token vectors' parameter names start so in a model file (their tables too)
 NAMED_PARAMETERS = (  # the parser's own parameters (those of its layers are named by the layers)
     "root_vector",
     "action_history_embeddings",
@@ -128,7 +129,7 @@ class StackLSTMParser:
         self.pretrained_dim = pretrained_dim
         self.dims = dims = dims or StackLSTMDimensions()
         self.model = model = dy.ParameterCollection()
-        self.tokens = TokenEncoder(model, features, dims, vocabs, pretrained_dim, frozen, prefix="tokens")
+        self.tokens = TokenEncoder(model, features, dims, vocabs, pretrained_dim, frozen, prefix=TOKENS)
         self.stack_lstm = StackLSTM(model, dims.layers, dims.token, dims.lstm)
         self.buffer_lstm = StackLSTM(model, dims.layers, dims.token, dims.lstm)
         self.action_lstm = StackLSTM(model, dims.layers, dims.action_history, dims.lstm)
@@ -152,7 +153,7 @@ class StackLSTMParser:
 
     def named_parameters(self) -> dict:
         """Every parameter by its place in the model (model format 2)."""
-        named = self.tokens.named_parameters("tokens")
+        named = self.tokens.named_parameters(TOKENS)
         for name in ("stack_lstm", "buffer_lstm", "action_lstm"):
             named |= getattr(self, name).named_parameters(name)
         return named | {name: getattr(self, name) for name in NAMED_PARAMETERS}
