@@ -12,7 +12,14 @@ for it.
 
 Forms seen in training are looked up first: ``LemmaLookup`` keeps each (form, UPOS)
 pair's most frequent training lemma, which is right more often than any classifier
-for the words it covers (measured on EWT dev, models/README.md).
+for the words it covers (measured on EWT dev, models/README.md).  It does not keep a
+proper noun's lemma seen once whose rule no other training word shares: such
+one-offs are annotators' quirks ("Vince" -> "VinceJKaminski@ECT", "Caroline" ->
+"CarolineAbramo@ENRON" in EWT train) that copied to every later "Vince" are wrong;
+the rules decide for those words instead.  Measured on the dev sets of five
+treebanks (gold tokens): no lemma changes for proper nouns, where the same rule
+for every part of speech costs Welsh 0.11 and Hungarian 0.07 points (rich
+morphology has many rare rules that are right).
 """
 
 from __future__ import annotations
@@ -95,14 +102,25 @@ class LemmaLookup:
         self.table = table  # form -> UPOS -> lemma
 
     @classmethod
-    def from_pairs(cls, words: Iterable[tuple[str, str, str]]) -> LemmaLookup:
-        """From (form, UPOS, lemma) triples; ties go to the lemma first seen."""
+    def from_pairs(cls, words: Iterable[tuple[str, str, str]], rules: Counter | None = None) -> LemmaLookup:
+        """From (form, UPOS, lemma) triples; ties go to the lemma first seen.
+
+        With ``rules`` (how often each rule occurs in the training data,
+        :func:`training_rules`), a proper noun's lemma seen once whose rule occurs
+        once is passed over: the pair's next lemma is kept, or none.
+        """
         counts: dict[tuple[str, str], Counter] = {}
         for form, upos, lemma in words:
             counts.setdefault((form, upos), Counter())[lemma] += 1
         table: dict[str, dict[str, str]] = {}
         for (form, upos), lemmas in counts.items():
-            table.setdefault(form, {})[upos] = lemmas.most_common(1)[0][0]
+            trusted = [
+                candidate
+                for candidate, seen in lemmas.most_common()
+                if seen > 1 or rules is None or upos != "PROPN" or rules[lemma_rule(form, candidate)] > 1
+            ]
+            if trusted:
+                table.setdefault(form, {})[upos] = trusted[0]
         return cls(table)
 
     def get(self, form: str, upos: str) -> str | None:

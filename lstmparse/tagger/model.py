@@ -106,9 +106,9 @@ class Tagger:
             allowed = features_by_upos(columns)
         lookup = None
         if dims.lemmas:
-            pairs = [(t.form, t.lemma) for s in sentences for t in s.tokens]
-            vocabs[LEMMA] = Vocabulary.from_counts(training_rules(pairs))
-            lookup = LemmaLookup.from_pairs((t.form, t.upos, t.lemma) for s in sentences for t in s.tokens)
+            rules = training_rules([(t.form, t.lemma) for s in sentences for t in s.tokens])
+            vocabs[LEMMA] = Vocabulary.from_counts(rules)
+            lookup = LemmaLookup.from_pairs(((t.form, t.upos, t.lemma) for s in sentences for t in s.tokens), rules)
         return cls(vocabs, dims, lookup, allowed_features=allowed)
 
     def gold_label(self, column: str, token) -> int:

@@ -2,11 +2,16 @@
 
 Each character is read as its own embedding and that of its class (space, digit,
 upper- or lower-case letter, punctuation, symbol, other), so an unseen character
-is still known by its class.  A paragraph is cut into windows of ``window``
-characters, each read with ``context`` characters of the text on either side
-(padding beyond the paragraph), so that every window has one length and any
-number of them, from any paragraphs, make one dense batch; a character's label
-depends on its own window only, never on what else is in the batch.
+is still known by its class.  With ``shapes`` (every model trained since they
+exist), a character also reads whether it is part of a URL, of an e-mail address or
+of neither, found by a pattern over the whole paragraph (why:
+:mod:`lstmparse.tokenizer.shapes`): that span's embedding is added to its class's.
+
+A paragraph is cut into windows of ``window`` characters, each read with ``context``
+characters of the text on either side (padding beyond the paragraph), so that every
+window has one length and any number of them, from any paragraphs, make one dense
+batch; a character's label depends on its own window only, never on what else is in
+the batch.
 """
 
 from __future__ import annotations
@@ -25,11 +30,13 @@ from lstmparse.layers import transduce
 from lstmparse.layers.embeddings import WORD_DROPOUT
 from lstmparse.tokenizer.data import LABELS, Paragraph
 from lstmparse.tokenizer.options import TokenizerDimensions
+from lstmparse.tokenizer.shapes import SPANS, mark_spans
 from lstmparse.tokenizer.words import MultiwordSplitter
 
 ARCH = "tokenizer"
 PAD = "<pad>"
 CLASSES = ("pad", "space", "digit", "upper", "lower", "letter", "punct", "symbol", "other")
+CLASS_DIM = 8  # a class's embedding, and a span's
 
 
 def char_class(char: str) -> int:
@@ -55,10 +62,13 @@ class CharacterLabeller:
         self.model = dy.ParameterCollection()
         model = self.model
         self.char_embeddings = model.add_lookup_parameters((len(chars), dims.char_embedding))
-        self.class_embeddings = model.add_lookup_parameters((len(CLASSES), 8))
-        self.birnn = dy.BiRNNBuilder(dims.layers, dims.char_embedding + 8, dims.hidden, model, dy.VanillaLSTMBuilder)
+        self.class_embeddings = model.add_lookup_parameters((len(CLASSES), CLASS_DIM))
+        input_dim = dims.char_embedding + CLASS_DIM
+        self.birnn = dy.BiRNNBuilder(dims.layers, input_dim, dims.hidden, model, dy.VanillaLSTMBuilder)
         self.output_weights = model.add_parameters((len(LABELS), dims.hidden))
         self.output_bias = model.add_parameters(len(LABELS))
+        if dims.shapes:
+            self.span_embeddings = model.add_lookup_parameters((len(SPANS), CLASS_DIM), name="spans")
         self.singletons = np.array([chars.counts.get(c) == 1 for c in chars.strings])  # replaced in training
         self._codes: dict[str, tuple[int, int]] = {}  # each character's id and class, once computed
         self.dropout = 0.0
@@ -81,26 +91,31 @@ class CharacterLabeller:
 
     def named_parameters(self) -> dict:
         named = {"chars": self.char_embeddings, "classes": self.class_embeddings}
+        if self.dims.shapes:
+            named["spans"] = self.span_embeddings
         named |= birnn_parameters("birnn", self.birnn)
         return named | {"output/weights": self.output_weights, "output/bias": self.output_bias}
 
     def encode(self, text: str) -> np.ndarray:
-        """A text's (2 x characters) codes, computed once per text: character ids, then character classes."""
-        codes = np.empty((2, len(text)), dtype=np.int64)
+        """A text's codes, computed once per text: character ids, character classes and, with ``shapes``, spans
+        (rows, one column per character)."""
+        codes = np.empty((3 if self.dims.shapes else 2, len(text)), dtype=np.int64)
         for position, char in enumerate(text):
             code = self._codes.get(char)
             if code is None:
                 normal = _normal(char)
                 code = self._codes[char] = (self.chars.get(normal), char_class(normal))
-            codes[:, position] = code
+            codes[:2, position] = code
+        if self.dims.shapes:
+            codes[2] = mark_spans(text)
         return codes
 
     def window(self, codes: np.ndarray, start: int, length: int | None = None) -> np.ndarray:
         """The codes a window of ``length`` (default: ``window``) at ``start`` reads, with its context, padded."""
         context = self.dims.context
         length = self.dims.window if length is None else length
-        window = np.empty((2, length + 2 * context), dtype=np.int64)
-        window[0], window[1] = self.pad_id, 0
+        window = np.zeros((codes.shape[0], length + 2 * context), dtype=np.int64)
+        window[0] = self.pad_id  # padding: the pad character, class "pad", no span
         first, last = max(start - context, 0), min(start + length + context, codes.shape[1])
         if first < last:
             window[:, first - (start - context) : last - (start - context)] = codes[:, first:last]
@@ -113,7 +128,7 @@ class CharacterLabeller:
         character seen once becomes the unknown character with p = 0.5.
         """
         stacked = np.stack(windows)
-        chars, classes = stacked[:, 0], stacked[:, 1]
+        chars, classes, spans = stacked[:, 0], stacked[:, 1], stacked[:, 2] if self.dims.shapes else None
         if train:
             chars = np.where(self.singletons[chars] & (np.random.random(chars.shape) < WORD_DROPOUT), 0, chars)
         steps = stacked.shape[2]
@@ -122,13 +137,18 @@ class CharacterLabeller:
             vector = dy.concatenate(
                 [
                     dy.lookup_batch(self.char_embeddings, chars[:, t].tolist()),
-                    dy.lookup_batch(self.class_embeddings, classes[:, t].tolist()),
+                    self._class_vector(classes[:, t], None if spans is None else spans[:, t]),
                 ]
             )
             inputs.append(dy.dropout(vector, self.dropout) if train and self.dropout else vector)
         outputs = transduce(self.birnn, inputs, self.dropout if train else 0.0)
         labelled = dy.concatenate_to_batch(outputs[self.dims.context : steps - self.dims.context])
         return dy.affine_transform([self.output_bias, self.output_weights, labelled])
+
+    def _class_vector(self, classes: np.ndarray, spans: np.ndarray | None) -> dy.Expression:
+        """The characters' class embeddings (batched), each plus its span's with ``shapes``."""
+        vector = dy.lookup_batch(self.class_embeddings, classes.tolist())
+        return vector if spans is None else vector + dy.lookup_batch(self.span_embeddings, spans.tolist())
 
     def loss(self, windows: Sequence[np.ndarray], labels: Sequence[Sequence[int]]) -> dy.Expression:
         """Summed negative log-likelihood of the gold labels (``-1``: a position past the paragraph, skipped)."""

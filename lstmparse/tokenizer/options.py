@@ -16,6 +16,8 @@ class TokenizerDimensions:
     window: int = 250  # characters labelled per window
     context: int = 25  # characters read on each side of a window, not labelled
     spaces_in_tokens: bool = False  # the treebank has tokens with spaces (Vietnamese): a space may be inside one
+    shapes: bool = False  # each character reads whether it is in a URL, an e-mail address or neither (model.py);
+    # models trained before that existed do not, so the field's default is theirs and training turns it on
 
 
 @dataclass
@@ -28,8 +30,9 @@ class TokenizerOptions(RunOptions):
     learning_rate: float = 0.002
     dropout: float = 0.1
     epochs: int = 20
-    dims: TokenizerDimensions = field(default_factory=TokenizerDimensions)
+    dims: TokenizerDimensions = field(default_factory=lambda: TokenizerDimensions(shapes=True))
 
     @classmethod
     def from_command_line(cls, given: dict) -> TokenizerOptions:
-        return cls(**common_values(given), dims=TokenizerDimensions(**given_fields(given, "layers", "hidden")))
+        dims = TokenizerDimensions(shapes=True, **given_fields(given, "layers", "hidden"))
+        return cls(**common_values(given), dims=dims)

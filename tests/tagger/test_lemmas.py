@@ -59,6 +59,20 @@ def test_the_lookup_keeps_each_form_and_upos_most_frequent_lemma():
     assert LemmaLookup.from_json(lookup.to_json()).table == lookup.table
 
 
+def test_the_lookup_leaves_out_a_name_s_lemma_seen_once_that_no_other_word_s_rule_explains():
+    words = [("Vince", "PROPN", "VinceJKaminski@ECT"), ("Ann", "PROPN", "Anne"), ("Ann", "PROPN", "Ann")]
+    words += [("Dogs", "PROPN", "Dog"), ("Cats", "NOUN", "Cat"), ("went", "VERB", "go"), ("later", "NOUN", "layer")]
+    words += [("Paris", "PROPN", "Paris"), ("Gaza", "PROPN", "Gaza")]
+    rules = training_rules([(form, lemma) for form, _, lemma in words])
+    lookup = LemmaLookup.from_pairs(words, rules)
+    assert lookup.get("Vince", "PROPN") is None  # a name seen once, its rule once: an annotator's one-off
+    assert lookup.get("Ann", "PROPN") == "Ann"  # "Anne" is passed over for the pair's other lemma
+    assert lookup.get("Dogs", "PROPN") == "Dog"  # seen once, but "Cats" shares its rule
+    assert lookup.get("went", "VERB") == "go" and lookup.get("later", "NOUN") == "layer"  # not names: kept
+    without = LemmaLookup.from_pairs(words)  # without rules: every pair's most frequent, ties to the first seen
+    assert without.get("Vince", "PROPN") == "VinceJKaminski@ECT" and without.get("Ann", "PROPN") == "Anne"
+
+
 def test_a_treebank_with_lemmas_trains_a_lemma_output(small_tagger, small_treebank):
     tagger, record = small_tagger
     assert "lemma" in tagger.model.columns

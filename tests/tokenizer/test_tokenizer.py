@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DATA
+from conftest import DATA, ROOT
 
 from lstmparse.io.formats import read_sentences
 from lstmparse.scoring.conll18 import evaluate_conll18
@@ -124,6 +124,27 @@ def test_tokenized_output_is_conllu_the_scorer_aligns_with_gold(tokenizer, small
     assert all(any(line.startswith("# text = ") for line in s.lines) for s in read_back)
     scores = evaluate_conll18(str(small_treebank["dev"]), str(output))  # raises if the text were not kept
     assert scores["Tokens"].f1 > 50
+
+
+def test_a_trained_tokenizer_reads_whether_a_character_is_in_a_url_or_an_address(tokenizer):
+    from lstmparse.tokenizer.model import CLASSES
+    from lstmparse.tokenizer.shapes import SPANS
+
+    text = "Write to a@b.org or see www.x.com."
+    codes = tokenizer.labeller.encode(text)
+    spans, classes = [SPANS[c] for c in codes[2]], [CLASSES[c] for c in codes[1]]
+    assert tokenizer.labeller.dims.shapes and "spans" in tokenizer.labeller.named_parameters()
+    assert spans[text.index("@")] == "email" and spans[text.index("www") + 5] == "url"
+    assert spans[-1] == spans[text.index("see")] == "none"  # the sentence's full stop is not the address's
+    assert classes[text.index("@")] == "symbol" or classes[text.index("@")] == "punct"  # classes stay as they were
+
+
+def test_a_tokenizer_trained_before_shapes_reads_characters_as_it_was_trained():
+    from lstmparse.tokenizer.api import Tokenizer
+
+    labeller = Tokenizer.load(ROOT / "models" / "en_ewt_pipeline" / "tokenizer").labeller  # from before shapes
+    assert not labeller.dims.shapes and "spans" not in labeller.named_parameters()
+    assert labeller.encode("see www.x.com.").shape[0] == 2  # character ids and classes only
 
 
 def test_a_paragraph_is_segmented_the_same_alone_or_with_others(tokenizer, small_treebank):
