@@ -193,3 +193,22 @@ def test_the_progress_line_reads_a_running_jobs_epoch_and_dev_figures_from_its_l
     tagger = "epoch 3: loss/word 12.9723  1 s (59 sent/s)  dev UPOS 31.79  XPOS 18.79 (0 s)  saved"
     assert EPOCH_LINE.match(tagger).group(2).strip() == "UPOS 31.79  XPOS 18.79"
     assert EPOCH_LINE.match("epoch 3") is None  # the line a training prints before the epoch ends
+
+
+def test_the_progress_line_counts_a_job_handed_to_a_worker_as_running_before_it_starts(tmp_path):
+    """A job handed out a moment ago has no started marker yet: it is running, not waiting (the line showed
+    one job running on two busy workers)."""
+    import io
+
+    from lstmparse.app.farm.engine import FarmOutcome, _Progress
+    from lstmparse.app.farm.jobs import STARTED, job_directory
+
+    jobs = list(smoke_jobs(tmp_path).values())
+    started, handed_out = jobs[0], jobs[1]
+    marker = job_directory(tmp_path, started) / STARTED
+    marker.parent.mkdir(parents=True)
+    marker.write_text("{}", encoding="utf-8")
+    progress = _Progress(jobs, {"a": started, "b": handed_out}, FarmOutcome(), tmp_path, 2, io.StringIO())
+    line = progress.line()
+    assert f"0 done, 2 running, 0 failed, {len(jobs) - 2} waiting" in line
+    assert started.id in line and handed_out.id not in line  # epochs only of the jobs that started

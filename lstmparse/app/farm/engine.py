@@ -319,12 +319,16 @@ class _Progress:
             print(line, file=self.log, flush=True)
 
     def line(self) -> str:
-        active = [job for job in list(self.running.values()) if self._started(job) is not None]
+        """Jobs handed to a worker count as running (the farm hands out no more than there are threads), the
+        ones that have started show their epoch: a job handed out a moment ago has not written its marker yet,
+        and counting only those showed one job running where two were."""
+        handed_out = list(self.running.values())
+        active = [job for job in handed_out if self._started(job) is not None]
         waiting = len(self.jobs) - len(self.outcome.results) - len(self.outcome.failed) - len(self.outcome.skipped)
-        waiting -= len(active)
+        waiting -= len(handed_out)
         details = "; ".join(f"{job.id} {self._epoch(job)}" for job in active)
         return (
-            f"farm: {len(self.outcome.results)} done, {len(active)} running, {len(self.outcome.failed)} failed, "
+            f"farm: {len(self.outcome.results)} done, {len(handed_out)} running, {len(self.outcome.failed)} failed, "
             f"{waiting} waiting{', ' + self._time_left(active) if active or waiting else ''}"
             f"{' | ' + details if details else ''}"
         )
