@@ -428,12 +428,12 @@ def _training_files(explicit: dict, model_dir: str):
 
 
 def _summary(record: dict) -> str:
-    """What the best epoch scored, in the family's measure (a training loss only where no dev set was given)."""
+    """The chosen epoch's figure in its family's measure (the tokenizer chooses by tokens and sentences), or loss."""
     from lstmparse.app.catalog import DEV_FIGURES
 
     for key, measure in (*DEV_FIGURES, ("best_training_loss_per_word", "training loss per word (no --dev)")):
         if record.get(key) is not None:
-            return f"best {measure} {record[key]:.2f} at epoch {record.get('best_epoch')}"
+            return f"{measure} {record[key]:.2f} at the best epoch ({record.get('best_epoch')})"
     return "model saved"
 
 
