@@ -29,6 +29,10 @@ from lstmparse.cli.common import EXISTING_FILE, clean_errors
     help="the Python interpreter that has ufal.udpipe, for the plan's udpipe settings [default: this one]",
 )
 @click.option(
+    "--treebanks",
+    help="only these of the plan's treebanks, comma-separated (results.json then holds theirs) [default: all]",
+)
+@click.option(
     "--progress-seconds",
     type=click.FloatRange(min=0.1),
     default=10.0,
@@ -36,7 +40,7 @@ from lstmparse.cli.common import EXISTING_FILE, clean_errors
     help="how often the progress line is printed on stderr",
 )
 @clean_errors
-def farm(plan, work_dir, scheduler, workers, udpipe_python, progress_seconds) -> None:
+def farm(plan, work_dir, scheduler, workers, udpipe_python, treebanks, progress_seconds) -> None:
     """Run a PLAN (TOML: treebanks, settings, seeds; docs/corpora-and-farm.md) as jobs on Dask, into --work-dir.
 
     Each job is an `lstmparse train` or `lstmparse evaluate` run with its own
@@ -46,12 +50,13 @@ def farm(plan, work_dir, scheduler, workers, udpipe_python, progress_seconds) ->
     the others go on; the exit code is then 2.
     """
     from lstmparse.app.farm.engine import run_farm
-    from lstmparse.app.farm.plan import read_plan
+    from lstmparse.app.farm.plan import only_treebanks, read_plan
 
+    chosen = read_plan(plan)
+    if treebanks is not None:
+        chosen = only_treebanks(chosen, [name.strip() for name in treebanks.split(",") if name.strip()])
     try:
-        outcome = run_farm(
-            read_plan(plan), work_dir, scheduler, workers, {"udpipe_python": udpipe_python}, progress_seconds
-        )
+        outcome = run_farm(chosen, work_dir, scheduler, workers, {"udpipe_python": udpipe_python}, progress_seconds)
     except KeyboardInterrupt:
         click.echo(
             "lstmparse: farm interrupted; run the same command again to continue (finished jobs are kept, "

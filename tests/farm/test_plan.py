@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import DATA, ROOT
+from conftest import DATA, ROOT, assert_one_error_line, run_cli
 
 from lstmparse.app.farm.jobs import JobResult, _with_restart_flag, fingerprint
 from lstmparse.app.farm.plan import (
     Job,
     TreebankFiles,
     dependents,
+    only_treebanks,
     option_arguments,
     plan_from_dict,
     plan_jobs,
@@ -212,3 +213,16 @@ def test_the_progress_line_counts_a_job_handed_to_a_worker_as_running_before_it_
     line = progress.line()
     assert f"0 done, 2 running, 0 failed, {len(jobs) - 2} waiting" in line
     assert started.id in line and handed_out.id not in line  # epochs only of the jobs that started
+
+
+def test_a_plan_cut_to_some_treebanks_runs_only_their_jobs_and_an_unknown_name_is_one_line(tmp_path):
+    plan = read_plan(ROOT / "bench" / "plans" / "languages.toml")
+    rest = only_treebanks(plan, ["el_gdt", "fr_sequoia", "el_gdt"])
+    assert list(rest.treebanks) == ["el_gdt", "fr_sequoia"] and rest.settings == plan.settings
+    jobs = plan_jobs(rest, {name: FILES for name in rest.treebanks}, tmp_path)
+    assert {job.treebank for job in jobs} == {"el_gdt", "fr_sequoia"}
+    with pytest.raises(ConfigurationError, match="xx_nope not in .*its treebanks: .*el_gdt"):
+        only_treebanks(plan, ["el_gdt", "xx_nope"])
+    result = run_cli("farm", SMOKE, "--work-dir", tmp_path / "w", "--treebanks", "ta_ttb,xx_nope")
+    assert_one_error_line(result, "--treebanks: xx_nope not in", "ta_ttb, wo_wtb")
+    assert not (tmp_path / "w").exists()  # refused before anything was written

@@ -129,6 +129,19 @@ def read_plan(path: str | Path) -> Plan:
     return plan_from_dict(data, path)
 
 
+def only_treebanks(plan: Plan, names: Iterable[str]) -> Plan:
+    """The plan cut to some of its treebanks (``farm --treebanks``: the rest of a long plan on a new machine, or
+    one language again); a name the plan does not have is an error that lists the ones it has."""
+    names = list(dict.fromkeys(names))
+    unknown = [name for name in names if name not in plan.treebanks]
+    if unknown or not names:
+        raise ConfigurationError(
+            f"--treebanks: {', '.join(unknown) or 'no name'} not in {plan.path} "
+            f"(its treebanks: {', '.join(plan.treebanks)})"
+        )
+    return Plan(plan.path, {name: plan.treebanks[name] for name in names}, plan.settings, plan.seeds)
+
+
 def plan_from_dict(data: dict, path: Path) -> Plan:
     """A checked :class:`Plan` from the TOML's table (``path``: where relative folders start)."""
     where = str(path)
