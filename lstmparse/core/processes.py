@@ -49,14 +49,26 @@ def sigint_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+MANAGER_EXIT_SECONDS = 10  # how long stop_now waits for the pool's manager thread (it ends at once)
+
+
 def stop_now(executor: ProcessPoolExecutor) -> None:
-    """Drop the queued work and terminate the workers without waiting for what they hold."""
+    """Drop the queued work and terminate the workers without waiting for what they hold.
+
+    Then wait for the pool's manager thread to end: a process that exits while that
+    thread is still closing a broken pool's wake-up pipe gets, after its own one-line
+    error, a traceback from the standard library's exit handler writing to the closed
+    pipe (``OSError: [Errno 9] Bad file descriptor``; one run in about eight under load).
+    """
+    workers = list((getattr(executor, "_processes", None) or {}).values())  # before shutdown() forgets them
+    manager = getattr(executor, "_executor_manager_thread", None)
     executor.shutdown(wait=False, cancel_futures=True)
-    workers = list((getattr(executor, "_processes", None) or {}).values())
     for worker in workers:
         worker.terminate()
     for worker in workers:
         worker.join()
+    if manager is not None:
+        manager.join(MANAGER_EXIT_SECONDS)
 
 
 def loaded(model: str | None, memory_mb: int, loader: str):
