@@ -59,6 +59,11 @@ class Tagger:
         self.lemma_lookup = lemma_lookup or LemmaLookup({})
         self.features = [name for name in vocabs if name.startswith(PREFIX)] if dims.factored_feats else []
         self.allowed_features = {upos: set(names) for upos, names in (allowed_features or {}).items()}
+        # per UPOS, which of self.features it takes (in their order): one lookup per word when tagging
+        self.feature_masks = {
+            upos: np.array([name[len(PREFIX) :] in names for name in self.features], dtype=bool)
+            for upos, names in self.allowed_features.items()
+        }
         # what fills FEATS: the whole-string output, the per-feature outputs, or for each word the likelier of the two
         self.feats_from = FEATS_FROM_DEFAULT if dims.factored_feats else "string"
         self.model = dy.ParameterCollection()
@@ -198,16 +203,16 @@ class Tagger:
         size, length = len(group), len(group[0])
         predicted = [{column: [""] * length for column in self.columns} for _ in group]
         hidden, lemma_input = self.encode(group)
+        scores = {}
         for column in COLUMNS:
             values = self.column_scores(column, hidden).npvalue().reshape(len(self.vocabs[column]), size * length)
             values[0] = -np.inf  # never the unknown tag
             strings = self.vocabs[column].strings
             for k, best in enumerate(values.argmax(axis=0)):
                 predicted[k % size][column][k // size] = strings[best]
-            if column == "feats":
-                string_log_probs = _log_softmax(values).max(axis=0)
+            scores[column] = values
         if self.features and self.feats_from != "string":
-            self._predict_features(size, length, hidden, predicted, string_log_probs)
+            self._predict_features(size, length, hidden, predicted, _log_softmax(scores["feats"]).max(axis=0))
         if LEMMA in self.outputs:
             self._predict_lemmas(group, lemma_input, predicted)
         return predicted
@@ -222,13 +227,14 @@ class Tagger:
         for a feature the UPOS does not take) beats that string's.
         """
         words = size * length
+        none = np.zeros(len(self.features), dtype=bool)
         upos = [predicted[k % size]["upos"][k // size] for k in range(words)]
+        taken = np.stack([self.feature_masks.get(tag, none) for tag in upos], axis=1)  # (features x words)
         best, joint = {}, np.zeros(words, dtype=np.float32)
-        for name in self.features:
+        for name, takes in zip(self.features, taken, strict=True):
             values = self.column_scores(name, hidden).npvalue().reshape(len(self.vocabs[name]), words)
             values[0] = -np.inf  # never the unknown value
             chosen, feature = values.argmax(axis=0), name[len(PREFIX) :]
-            takes = np.array([feature in self.allowed_features.get(tag, ()) for tag in upos])
             log_probs = _log_softmax(values)
             joint += np.where(takes, log_probs[chosen, np.arange(words)], log_probs[self.vocabs[name].get(ABSENT)])
             strings = self.vocabs[name].strings
