@@ -6,6 +6,9 @@ is still known by its class.  With ``shapes`` (every model trained since they
 exist), a character also reads whether it is part of a URL, of an e-mail address or
 of neither, found by a pattern over the whole paragraph (why:
 :mod:`lstmparse.tokenizer.shapes`): that span's embedding is added to its class's.
+With ``lexicon`` (a treebank whose tokens hold spaces), a character also reads
+whether a known word of several syllables covers it (:mod:`lstmparse.tokenizer.lexicon`),
+an embedding added the same way.
 
 A paragraph is cut into windows of ``window`` characters, each read with ``context``
 characters of the text on either side (padding beyond the paragraph), so that every
@@ -29,6 +32,7 @@ from lstmparse.errors import ModelError
 from lstmparse.layers import transduce
 from lstmparse.layers.embeddings import WORD_DROPOUT
 from lstmparse.tokenizer.data import LABELS, Paragraph
+from lstmparse.tokenizer.lexicon import MARKS, Lexicon
 from lstmparse.tokenizer.options import TokenizerDimensions
 from lstmparse.tokenizer.shapes import SPANS, mark_spans
 from lstmparse.tokenizer.words import MultiwordSplitter
@@ -54,8 +58,12 @@ def char_class(char: str) -> int:
 class CharacterLabeller:
     """Character and class embeddings, a bi-LSTM over each window, and a softmax over the labels."""
 
-    def __init__(self, chars: Vocabulary, splitter: MultiwordSplitter, dims: TokenizerDimensions) -> None:
-        self.chars, self.splitter, self.dims = chars, splitter, dims
+    def __init__(
+        self, chars: Vocabulary, splitter: MultiwordSplitter, dims: TokenizerDimensions, lexicon: Lexicon | None = None
+    ) -> None:
+        if dims.lexicon and lexicon is None:
+            raise ModelError("the tokenizer reads a lexicon of words but has none")
+        self.chars, self.splitter, self.dims, self.lexicon = chars, splitter, dims, lexicon
         self.pad_id = chars.get(PAD)
         if self.pad_id == 0:
             raise ModelError(f"the character vocabulary has no {PAD}")
@@ -69,6 +77,8 @@ class CharacterLabeller:
         self.output_bias = model.add_parameters(len(LABELS))
         if dims.shapes:
             self.span_embeddings = model.add_lookup_parameters((len(SPANS), CLASS_DIM), name="spans")
+        if dims.lexicon:
+            self.lexicon_embeddings = model.add_lookup_parameters((len(MARKS), CLASS_DIM), name="lexicon")
         self.singletons = np.array([chars.counts.get(c) == 1 for c in chars.strings])  # replaced in training
         self._codes: dict[str, tuple[int, int]] = {}  # each character's id and class, once computed
         self.dropout = 0.0
@@ -76,11 +86,15 @@ class CharacterLabeller:
 
     @classmethod
     def from_paragraphs(
-        cls, paragraphs: Sequence[Paragraph], splitter: MultiwordSplitter, dims: TokenizerDimensions
+        cls,
+        paragraphs: Sequence[Paragraph],
+        splitter: MultiwordSplitter,
+        dims: TokenizerDimensions,
+        lexicon: Lexicon | None = None,
     ) -> CharacterLabeller:
         chars = Vocabulary.from_counts(Counter(_normal(c) for p in paragraphs for c in p.text))
         chars.add(PAD)
-        return cls(chars, splitter, dims)
+        return cls(chars, splitter, dims, lexicon)
 
     def set_dropout(self, rate: float) -> None:
         """The dropout rate inside the character bi-LSTM and on its outputs; 0 for tokenizing.
@@ -93,13 +107,16 @@ class CharacterLabeller:
         named = {"chars": self.char_embeddings, "classes": self.class_embeddings}
         if self.dims.shapes:
             named["spans"] = self.span_embeddings
+        if self.dims.lexicon:
+            named["lexicon"] = self.lexicon_embeddings
         named |= birnn_parameters("birnn", self.birnn)
         return named | {"output/weights": self.output_weights, "output/bias": self.output_bias}
 
-    def encode(self, text: str) -> np.ndarray:
-        """A text's codes, computed once per text: character ids, character classes and, with ``shapes``, spans
-        (rows, one column per character)."""
-        codes = np.empty((3 if self.dims.shapes else 2, len(text)), dtype=np.int64)
+    def encode(self, text: str, marks: np.ndarray | None = None) -> np.ndarray:
+        """A text's codes, computed once per text: character ids, character classes, with ``shapes`` spans and
+        with ``lexicon`` the lexicon's marks (rows, one column per character); ``marks``: other marks than the
+        lexicon's (training text's held-out marks)."""
+        codes = np.empty((2 + self.dims.shapes + self.dims.lexicon, len(text)), dtype=np.int64)
         for position, char in enumerate(text):
             code = self._codes.get(char)
             if code is None:
@@ -108,6 +125,8 @@ class CharacterLabeller:
             codes[:2, position] = code
         if self.dims.shapes:
             codes[2] = mark_spans(text)
+        if self.lexicon is not None:
+            codes[-1] = self.lexicon.mark(text) if marks is None else marks
         return codes
 
     def window(self, codes: np.ndarray, start: int, length: int | None = None) -> np.ndarray:
@@ -115,7 +134,7 @@ class CharacterLabeller:
         context = self.dims.context
         length = self.dims.window if length is None else length
         window = np.zeros((codes.shape[0], length + 2 * context), dtype=np.int64)
-        window[0] = self.pad_id  # padding: the pad character, class "pad", no span
+        window[0] = self.pad_id  # padding: the pad character, class "pad", no span, no lexicon mark
         first, last = max(start - context, 0), min(start + length + context, codes.shape[1])
         if first < last:
             window[:, first - (start - context) : last - (start - context)] = codes[:, first:last]
@@ -128,7 +147,10 @@ class CharacterLabeller:
         character seen once becomes the unknown character with p = 0.5.
         """
         stacked = np.stack(windows)
-        chars, classes, spans = stacked[:, 0], stacked[:, 1], stacked[:, 2] if self.dims.shapes else None
+        chars, classes = stacked[:, 0], stacked[:, 1]
+        extras = [(self.span_embeddings, stacked[:, 2])] if self.dims.shapes else []
+        if self.dims.lexicon:
+            extras.append((self.lexicon_embeddings, stacked[:, -1]))
         if train:
             chars = np.where(self.singletons[chars] & (np.random.random(chars.shape) < WORD_DROPOUT), 0, chars)
         steps = stacked.shape[2]
@@ -137,7 +159,7 @@ class CharacterLabeller:
             vector = dy.concatenate(
                 [
                     dy.lookup_batch(self.char_embeddings, chars[:, t].tolist()),
-                    self._class_vector(classes[:, t], None if spans is None else spans[:, t]),
+                    self._class_vector(classes[:, t], [(table, codes[:, t]) for table, codes in extras]),
                 ]
             )
             inputs.append(dy.dropout(vector, self.dropout) if train and self.dropout else vector)
@@ -145,10 +167,13 @@ class CharacterLabeller:
         labelled = dy.concatenate_to_batch(outputs[self.dims.context : steps - self.dims.context])
         return dy.affine_transform([self.output_bias, self.output_weights, labelled])
 
-    def _class_vector(self, classes: np.ndarray, spans: np.ndarray | None) -> dy.Expression:
-        """The characters' class embeddings (batched), each plus its span's with ``shapes``."""
+    def _class_vector(self, classes: np.ndarray, extras: list[tuple[dy.LookupParameters, np.ndarray]]) -> dy.Expression:
+        """The characters' class embeddings (batched), each plus its span's with ``shapes`` and its lexicon
+        mark's with ``lexicon``."""
         vector = dy.lookup_batch(self.class_embeddings, classes.tolist())
-        return vector if spans is None else vector + dy.lookup_batch(self.span_embeddings, spans.tolist())
+        for table, codes in extras:
+            vector = vector + dy.lookup_batch(table, codes.tolist())
+        return vector
 
     def loss(self, windows: Sequence[np.ndarray], labels: Sequence[Sequence[int]]) -> dy.Expression:
         """Summed negative log-likelihood of the gold labels (``-1``: a position past the paragraph, skipped)."""
@@ -165,7 +190,9 @@ class CharacterLabeller:
         return values.reshape(len(LABELS), length, len(windows)).transpose(2, 1, 0)
 
     def save(self, directory: str, training: dict | None = None) -> None:
-        vocab = {"chars": self.chars.to_json(), "multiword": self.splitter.to_json()}
+        vocab: dict[str, object] = {"chars": self.chars.to_json(), "multiword": self.splitter.to_json()}
+        if self.lexicon is not None:
+            vocab["lexicon"] = self.lexicon.to_json()
         record = training if training is not None else self.training_record
         save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
 
@@ -177,6 +204,7 @@ class CharacterLabeller:
                 Vocabulary.from_json(vocab["chars"]),
                 MultiwordSplitter.from_json(vocab["multiword"]),
                 TokenizerDimensions(**config["dims"]),
+                Lexicon.from_json(vocab["lexicon"]) if "lexicon" in vocab else None,
             )
         assign_values(labeller.model, labeller.named_parameters(), params, config["format_version"])
         labeller.training_record = config.get("training", {})

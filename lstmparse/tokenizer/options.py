@@ -18,6 +18,8 @@ class TokenizerDimensions:
     spaces_in_tokens: bool = False  # the treebank has tokens with spaces (Vietnamese): a space may be inside one
     shapes: bool = False  # each character reads whether it is in a URL, an e-mail address or neither (model.py);
     # models trained before that existed do not, so the field's default is theirs and training turns it on
+    lexicon: bool = False  # with spaces_in_tokens, each character reads whether the training words of several
+    # syllables cover it (lexicon.py); off by default for the same reason as shapes
 
 
 @dataclass
@@ -30,9 +32,9 @@ class TokenizerOptions(RunOptions):
     learning_rate: float = 0.002
     dropout: float = 0.1
     epochs: int = 20
-    dims: TokenizerDimensions = field(default_factory=lambda: TokenizerDimensions(shapes=True))
+    dims: TokenizerDimensions = field(default_factory=lambda: TokenizerDimensions(shapes=True, lexicon=True))
 
     @classmethod
     def from_command_line(cls, given: dict) -> TokenizerOptions:
-        dims = TokenizerDimensions(shapes=True, **given_fields(given, "layers", "hidden"))
+        dims = TokenizerDimensions(shapes=True, lexicon=True, **given_fields(given, "layers", "hidden"))
         return cls(**common_values(given), dims=dims)

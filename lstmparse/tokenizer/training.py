@@ -32,6 +32,7 @@ from lstmparse.core.training import (
 from lstmparse.errors import InputError
 from lstmparse.io.formats import read_sentences
 from lstmparse.tokenizer.data import Paragraph, paragraphs, spaces_inside_tokens, surface_tokens
+from lstmparse.tokenizer.lexicon import Lexicon, held_out_marks
 from lstmparse.tokenizer.model import CharacterLabeller
 from lstmparse.tokenizer.options import TokenizerOptions
 from lstmparse.tokenizer.segmentation import Span, label_paragraphs, segment, sentences_of
@@ -51,6 +52,16 @@ def read_paragraphs(path: str) -> tuple[list[Paragraph], MultiwordSplitter]:
         raise InputError(path, None, "no text to learn tokenization from")
     multiwords = [(t.form, t.words) for s in sentences for t in surface_tokens(s) if t.is_multiword]
     return found, MultiwordSplitter.learn(multiwords)
+
+
+def token_spans(paragraph: Paragraph) -> list[tuple[int, int]]:
+    """The character spans of a labelled paragraph's tokens."""
+    return [(span.start, span.end) for sentence in sentences_of(paragraph.text, paragraph.labels) for span in sentence]
+
+
+def training_lexicon(train: Sequence[Paragraph]) -> Lexicon:
+    """The training words of several syllables, which the tokenizer reads in any text it is given."""
+    return Lexicon.from_forms(p.text[start:end] for p in train for start, end in token_spans(p))
 
 
 def f1(gold: set, system: set) -> float:
@@ -89,12 +100,15 @@ def train_tokenizer(options: TokenizerOptions, log: TextIO = sys.stderr) -> dict
     seed_epoch(options.seed, -1)
     train, splitter = read_paragraphs(options.train)
     dev = read_paragraphs(options.dev)[0] if options.dev else []
-    dims = dataclasses.replace(options.dims, spaces_in_tokens=spaces_inside_tokens(train))
-    labeller = CharacterLabeller.from_paragraphs(train, splitter, dims)
+    spaces = spaces_inside_tokens(train)
+    dims = dataclasses.replace(options.dims, spaces_in_tokens=spaces, lexicon=options.dims.lexicon and spaces)
+    lexicon = training_lexicon(train) if dims.lexicon else None
+    labeller = CharacterLabeller.from_paragraphs(train, splitter, dims, lexicon)
     record = new_record(options)
+    words = f", {len(lexicon)} words of several syllables" if lexicon is not None else ""
     print(
         f"training a tokenizer on {len(train)} paragraphs, {sum(len(p.text) for p in train)} characters, "
-        f"{len(splitter.splits)} multi-word token forms, {labeller.model.parameter_count()} parameters",
+        f"{len(splitter.splits)} multi-word token forms{words}, {labeller.model.parameter_count()} parameters",
         file=log,
     )
     return train_epochs(TokenizerTraining(labeller, train, dev, options), options, record, -math.inf, log, started)
@@ -110,9 +124,15 @@ class TokenizerTraining(TrainingHooks):
         self, labeller: CharacterLabeller, train: list[Paragraph], dev: list[Paragraph], options: TokenizerOptions
     ) -> None:
         self.labeller, self.examples, self.dev, self.options = labeller, train, dev, options
-        self.codes = [labeller.encode(p.text) for p in train]  # each paragraph's character codes, once
+        self.codes = [labeller.encode(p.text, marks) for p, marks in zip(train, self._marks(train), strict=True)]
         self.dev_seconds_guess = sum(len(p.text) for p in dev) / 20000.0
         self.trainer = adam_trainer(labeller.model, options)
+
+    def _marks(self, train: list[Paragraph]) -> list[np.ndarray | None]:
+        """The training text's lexicon marks, each part marked with the words of the others (why: lexicon.py)."""
+        if self.labeller.lexicon is None:
+            return [None] * len(train)
+        return list(held_out_marks([p.text for p in train], [token_spans(p) for p in train]))
 
     def windows(self) -> list[tuple[np.ndarray, list[int]]]:
         """Every training paragraph cut into windows from a random offset: (window codes, labels)."""

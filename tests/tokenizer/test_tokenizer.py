@@ -134,6 +134,7 @@ def test_a_trained_tokenizer_reads_whether_a_character_is_in_a_url_or_an_address
     codes = tokenizer.labeller.encode(text)
     spans, classes = [SPANS[c] for c in codes[2]], [CLASSES[c] for c in codes[1]]
     assert tokenizer.labeller.dims.shapes and "spans" in tokenizer.labeller.named_parameters()
+    assert not tokenizer.labeller.dims.lexicon and codes.shape[0] == 3  # English has no tokens with spaces
     assert spans[text.index("@")] == "email" and spans[text.index("www") + 5] == "url"
     assert spans[-1] == spans[text.index("see")] == "none"  # the sentence's full stop is not the address's
     assert classes[text.index("@")] == "symbol" or classes[text.index("@")] == "punct"  # classes stay as they were
