@@ -60,6 +60,10 @@ def test_training_builds_every_part_and_a_manifest(pipeline):
     assert parser_record["train"].endswith("train.tagged.conllu")  # trained on jack-knifed tags
     assert not list((model / "jackknife").glob("fold-*"))  # the folds' taggers are not kept
     assert "jack-knife fold 2 of 2" in result.stderr
+    decoding = manifest["training"]["decoding"]  # the beam chosen on dev, its reason on stderr and in the card
+    assert manifest["decoding"] == {"beam": decoding["beam"]} and sorted(decoding["dev_las"]) == ["1", "2", "4"]
+    assert decoding["reason"] in result.stderr
+    assert decoding["reason"] in json.loads((model / "card.json").read_text())["choices"]
 
 
 def test_jackknifed_training_data_keeps_trees_and_replaces_tags(pipeline, small_treebank):

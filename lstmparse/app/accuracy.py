@@ -52,8 +52,9 @@ def blank_columns(gold: Sequence[Sentence], columns: Sequence[str]) -> list[Sent
     return [sentence.with_columns({c: ["_"] * len(sentence) for c in columns}) for sentence in gold]
 
 
-def run_model(pipeline, gold: Sequence[Sentence], source: str, beam: int = 1) -> AccuracyRun:
-    """``pipeline`` (a loaded :class:`~lstmparse.pipeline.api.Pipeline`, any of its parts present) on ``gold``."""
+def run_model(pipeline, gold: Sequence[Sentence], source: str, beam: int | None = None) -> AccuracyRun:
+    """``pipeline`` (a loaded :class:`~lstmparse.pipeline.api.Pipeline`, any of its parts present) on ``gold``
+    (``beam`` ``None``: the pipeline's own)."""
     from lstmparse.tokenizer.api import RawParagraph
 
     if source not in SOURCES:
@@ -78,7 +79,7 @@ def run_model(pipeline, gold: Sequence[Sentence], source: str, beam: int = 1) ->
     return AccuracyRun(output, scores, note, unannotated_measures(gold))
 
 
-def evaluate_model(model: str | Path, gold_path: str, source: str, beam: int = 1) -> AccuracyRun:
+def evaluate_model(model: str | Path, gold_path: str, source: str, beam: int | None = None) -> AccuracyRun:
     """Load ``model`` (a name or directory: a pipeline, a parser, a tagger) and score it on ``gold_path``."""
     from lstmparse.app.catalog import resolve_model
     from lstmparse.core.backend import configure_defaults

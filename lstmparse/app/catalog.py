@@ -129,8 +129,9 @@ def training_card(arch: str, train: str, record: dict, treebank=None, language: 
     card["figures"] = dev_figures(record)
     if treebank is not None and treebank.licence:
         card["licence"] = treebank.licence
-    if record.get("recipe"):
-        card["choices"] = list(record["recipe"])
+    choices = list(record.get("recipe", [])) + ([record["decoding"]["reason"]] if record.get("decoding") else [])
+    if choices:
+        card["choices"] = choices
     if notes:
         card["notes"] = list(notes)
     return {key: value for key, value in card.items() if value}

@@ -158,7 +158,7 @@ def _processed(job: Job) -> list[Sentence]:
     if "tagger" in job.stages:
         sentences = pipeline.tag(sentences, retag=True)  # UDPipe's tagger replaces the input's tags
     if "parser" in job.stages and job.confidence:
-        beam_and_k = (8, 8) if job.confidence == "kbest" else (1, 1)
+        beam_and_k = (8, 8) if job.confidence == "kbest" else (pipeline.parser.beam, 1)
         return [trees[0] for trees in pipeline.parser.candidates(sentences, *beam_and_k, 32, job.confidence)]
     if "parser" in job.stages:
         sentences = pipeline.parser.parse(sentences)

@@ -39,7 +39,9 @@ from lstmparse.io.formats import FORMATS, RAW_FORMATS
     help="as for parse; the outputs are named <shard>.conllu, .jsonl or .mrg [default: conllu; constituency "
     "models ptb]",
 )
-@click.option("--beam", type=click.IntRange(min=1), help="beam width, 1: greedy [default: 1; constituency models 10]")
+@click.option(
+    "--beam", type=click.IntRange(min=1), help="beam width, 1: greedy [default: the model's; constituency models 10]"
+)
 @click.option("--kbest", default=1, show_default=True, type=click.IntRange(min=1), help="trees written per sentence")
 @click.option("--batch-size", default=32, show_default=True, type=click.IntRange(min=1), help="as for parse")
 @click.option("--workers", type=click.IntRange(min=1), help="local processes, each loading the model once [default: 1]")
@@ -79,7 +81,7 @@ def parse_corpus(
         raise click.UsageError("--workers runs local processes, --scheduler a Dask cluster: pick one")
     record = read_record(model_dir or DEFAULT_MODEL)
     constituency = record.arch in CONSTITUENCY_ARCHS
-    beam = beam or (10 if constituency else 1)
+    beam = beam or (10 if constituency else _decoding_beam(record))
     output_format = output_format or ("ptb" if constituency else "conllu")
     _check_request(record, constituency, input_format, output_format, beam, kbest)
     settings = {"model": model_dir, "input_format": input_format, "output_format": output_format}
@@ -120,6 +122,13 @@ def parse_corpus(
         click.echo(summary.line(time.time() - start), err=True)
     if summary.failed:
         sys.exit(2)
+
+
+def _decoding_beam(record: ModelRecord) -> int:
+    """A dependency model's own beam: its pipeline's choice, else 1 (greedy)."""
+    from lstmparse.pipeline.manifest import ARCH, decoding_beam
+
+    return decoding_beam(record) if record.arch == ARCH else 1
 
 
 def _check_request(

@@ -22,7 +22,7 @@ from lstmparse.errors import ConfigurationError
     "tokens: GOLD's words with the columns the model's tagger predicts blanked",
 )
 @click.option("--output", type=click.Path(dir_okay=False, allow_dash=True), help="with --model: keep its parse here")
-@click.option("--beam", type=click.IntRange(min=1), default=1, show_default=True, help="with --model: beam width")
+@click.option("--beam", type=click.IntRange(min=1), help="with --model: beam width [default: the model's]")
 @click.option("--memory-mb", type=MEMORY_MB, default=512, show_default=True, help="with --model: DyNet's memory, MB")
 @click.option("--json", "as_json", is_flag=True, help="print the scores as JSON")
 @click.option(
@@ -90,7 +90,9 @@ def evaluate(gold, system, model, source, output, beam, memory_mb, as_json, fmt)
     click.echo(report(conll18, unannotated))
 
 
-def _evaluate_model(gold: str, model: str, source: str, output: str | None, beam: int, memory_mb: int, as_json: bool):
+def _evaluate_model(
+    gold: str, model: str, source: str, output: str | None, beam: int | None, memory_mb: int, as_json: bool
+):
     """Run ``model`` on ``gold`` from raw text or gold tokens, keep its parse if asked, print the CoNLL 2018 table."""
     import json
 

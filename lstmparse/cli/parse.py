@@ -63,7 +63,12 @@ PROCESSORS = StageList()
     help="pipeline models: predict UPOS, XPOS and FEATS even where the input has them (by default only blank "
     "columns are tagged)",
 )
-@click.option("--beam", type=click.IntRange(min=1), help="beam width, 1: greedy [default: 1; constituency models 10]")
+@click.option(
+    "--beam",
+    type=click.IntRange(min=1),
+    help="beam width, 1: greedy [default: the model's: 1, or what its pipeline chose on dev (lstmparse models NAME); "
+    "constituency models 10]",
+)
 @click.option(
     "--kbest",
     default=1,
@@ -201,7 +206,7 @@ def _parse_dependency(models, input_file, output_file, formats, search, quiet, m
     if "ptb" in (input_format, output_format):
         option = "--input-format" if input_format == "ptb" else "--output-format"
         raise click.BadParameter("bracketed trees need a constituency (seq2seq) model", param_hint=option)
-    if kbest > beam:
+    if beam is not None and kbest > beam:
         raise click.BadParameter(f"--kbest {kbest} needs a beam at least as wide", param_hint="--beam")
     configure_dynet(seed=1, memory_mb=memory_mb)
     from lstmparse.pipeline.api import Pipeline
@@ -209,6 +214,11 @@ def _parse_dependency(models, input_file, output_file, formats, search, quiet, m
     load_start = time.time()
     # with --jobs too: a bad model fails here, with a clean error, not in a worker
     pipeline = Pipeline.assemble(*models[:3])
+    beam = beam or (pipeline.parser.beam if pipeline.parser is not None else 1)
+    if kbest > beam:
+        raise click.BadParameter(
+            f"--kbest {kbest} needs a beam at least as wide (the model's is {beam})", param_hint="--beam"
+        )
     stages = _check_stages(pipeline, models[3], input_format, retag, models[0].path)
     load_seconds = time.time() - load_start
     start, sentences, words = time.time(), 0, 0
@@ -324,7 +334,7 @@ def _search(beam: int | None, kbest: int, batch_size: int, jobs: int, confidence
     k-best list of 8 (unless told otherwise) and writes only the best tree unless ``--kbest`` asks for more."""
     if confidence == "kbest" and kbest == 1:
         return (max(beam or 8, 8), 8, batch_size, jobs, confidence, 1)
-    return (beam or 1, kbest, batch_size, jobs, confidence, kbest)
+    return (beam, kbest, batch_size, jobs, confidence, kbest)  # beam None: the model's
 
 
 def _parsed(parser, sentences, search: tuple, jobs: int, parser_dir: str, memory_mb):

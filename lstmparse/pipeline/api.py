@@ -21,7 +21,7 @@ from lstmparse.errors import ModelError
 from lstmparse.io.document import Document
 from lstmparse.io.formats import RAW_FORMATS, Sentence, read_sentences
 from lstmparse.io.inputs import checked_sentences
-from lstmparse.pipeline.manifest import ARCH, PART_ARCHS, part_directories
+from lstmparse.pipeline.manifest import ARCH, PART_ARCHS, decoding_beam, part_directories
 from lstmparse.stacklstm.api import Parser
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tokenizer.api import PARAGRAPHS_PER_WINDOW, Tokenizer
@@ -80,6 +80,8 @@ class Pipeline:
         )
         pipeline.parts = parts
         pipeline.source = directory_of(model) if model is not None else None
+        if pipeline.parser is not None and record is not None and record.arch == ARCH:
+            pipeline.parser.beam = decoding_beam(record)
         return pipeline
 
     @classmethod
@@ -138,7 +140,7 @@ class Pipeline:
         self, sentences: Iterable[Sentence | Sequence[str]], *search, retag: bool = False
     ) -> Iterator[list[Sentence]]:
         """Each sentence's parses after tagging: ``search`` is what :meth:`Parser.candidates` takes after the
-        sentences (beam, kbest, batch size, confidence)."""
+        sentences (beam, kbest, batch size, confidence; beam ``None``: the pipeline's own)."""
         return self._parser().candidates(self.tag(sentences, retag), *search)
 
     def _tokenizer(self) -> Tokenizer:

@@ -30,6 +30,16 @@ def part_directories(source: str | Path | ModelRecord) -> dict[str, Path]:
     return {name: (path / directory).resolve() for name, directory in parts.items()}
 
 
+def decoding_beam(source: str | Path | ModelRecord) -> int:
+    """The beam a pipeline's parser decodes with unless told otherwise: its manifest's ``decoding``, chosen on dev
+    when the pipeline was trained (:mod:`lstmparse.pipeline.decoding`); 1 (greedy) for a manifest without one."""
+    decoding = read_manifest(source, ARCH, "pipeline").get("decoding", {})
+    beam = decoding.get("beam", 1) if isinstance(decoding, dict) else decoding
+    if not isinstance(beam, int) or isinstance(beam, bool) or beam < 1:
+        raise ModelError(f"{directory_of(source) / CONFIG}: decoding beam {beam!r} is not a whole number of at least 1")
+    return beam
+
+
 def default_tokenizer() -> Path:
     """The default pipeline's tokenizer: it splits raw text for models that have no tokenizer (constituency)."""
     return part_directories(DEFAULT_MODEL)["tokenizer"]

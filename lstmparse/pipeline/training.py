@@ -32,6 +32,7 @@ from lstmparse.core.records import read_record, training_ended
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import read_sentences
 from lstmparse.pipeline.api import parts_of
+from lstmparse.pipeline.decoding import choose_beam
 from lstmparse.pipeline.folds import (
     fold_tagger_directory,
     jackknife_directory,
@@ -63,7 +64,7 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
         for name, options_class in (("tagger", TaggerOptions), ("tokenizer", TokenizerOptions)):
             if name not in options.given_parts:
                 record["parts"][name] = _trained(name, options_class, options, log)
-        return _write_manifest(directory, record, started)
+        return _write_manifest(directory, record, started, _decoding(options, log))
     parser_settings = _chosen_parser_settings(options, record, log)
     if "tagger" not in options.given_parts:
         record["parts"]["tagger"] = _trained("tagger", TaggerOptions, options, log)
@@ -82,12 +83,21 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     record["parts"]["parser"] = _train_or_reuse("parser", "stacklstm", parser_options, options.resume, log)
     if "tokenizer" not in options.given_parts:
         record["parts"]["tokenizer"] = _trained("tokenizer", TokenizerOptions, options, log)
-    return _write_manifest(directory, record, started)
+    return _write_manifest(directory, record, started, _decoding(options, log))
 
 
-def _write_manifest(directory: Path, record: dict, started: float) -> dict:
-    """The pipeline's manifest, naming its parts in their places under ``directory``; the record, timed."""
+def _decoding(options: PipelineOptions, log: TextIO) -> dict | None:
+    """The parser's beam chosen on dev (:mod:`lstmparse.pipeline.decoding`); none without a dev set."""
+    return choose_beam(options.model_dir, options.dev, log) if options.dev else None
+
+
+def _write_manifest(directory: Path, record: dict, started: float, decoding: dict | None) -> dict:
+    """The pipeline's manifest, naming its parts in their places under ``directory`` (and the parser's beam chosen
+    on dev); the record, timed."""
     manifest = {"arch": ARCH, "parts": {name: name for name in ("tokenizer", "tagger", "parser")}, "training": record}
+    if decoding is not None:
+        manifest["decoding"] = {"beam": decoding["beam"]}
+        record["decoding"] = decoding
     atomic_write(directory / CONFIG, lambda handle: handle.write(json.dumps(manifest, indent=2).encode("utf-8")))
     record["total_seconds"] = round(time.time() - started, 1)
     return record

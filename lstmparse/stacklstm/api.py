@@ -40,6 +40,7 @@ class Parser:
     def __init__(self, model: StackLSTMParser | StackLSTMEnsemble, name: str = "this model") -> None:
         self.model = model
         self.name = name  # for messages: the model directory
+        self.beam = 1  # the beam when none is asked for: a pipeline's manifest may set it (chosen on dev)
 
     def __repr__(self) -> str:
         members = getattr(self.model, "members", None)
@@ -70,18 +71,22 @@ class Parser:
         """Parse sentences (``Sentence`` objects or lists of word forms), in order.
 
         Each result is a copy of the input sentence with HEAD and DEPREL filled in;
-        ``result.to_conllu()`` writes it with every other input byte kept.  Greedy
-        decoding advances ``batch_size`` sentences in lock-step (the trees are those
-        of one sentence at a time, ``batch_size=1``, only found faster; larger
-        batches take more memory, see bench/RESULTS.md).
+        ``result.to_conllu()`` writes it with every other input byte kept.  Decoding
+        (greedy, or with the parser's ``beam``) advances ``batch_size`` sentences in
+        lock-step (the trees are those of one sentence at a time, ``batch_size=1``,
+        only found faster; larger batches take more memory, see bench/RESULTS.md).
         """
-        _check_search(1, 1, batch_size)
+        return self._best(sentences, self.beam, batch_size)
+
+    def _best(self, sentences: Iterable[Sentence | Sequence[str]], beam: int, batch_size: int) -> Iterator[Sentence]:
+        """Each sentence with its best tree found with ``beam`` (greedy one at a time: the model's own loop)."""
+        _check_search(beam, 1, batch_size)
         checked = self._readable(checked_sentences(sentences))
-        if batch_size == 1:
+        if batch_size == 1 and beam == 1:
             return (sentence.with_tree(*self.model.parse(sentence.tokens)) for sentence in checked)
         return (
             sentence.with_tree(best.heads, best.labels)
-            for sentence, (best,) in self._decoded(checked, 1, 1, batch_size)
+            for sentence, (best,) in self._decoded(checked, beam, 1, batch_size)
         )
 
     def parse_file(self, path: str, fmt: str = "conllu") -> Iterator[Sentence]:
@@ -105,12 +110,13 @@ class Parser:
     def candidates(
         self,
         sentences: Iterable[Sentence | Sequence[str]],
-        beam: int = 1,
+        beam: int | None = None,
         kbest: int = 1,
         batch_size: int = 32,
         confidence: str | None = None,
     ) -> Iterator[list[Sentence]]:
-        """Each sentence's list of parses: the greedy one (``beam`` 1), or the ``kbest`` best, ranked and scored.
+        """Each sentence's list of parses: the greedy one (``beam`` 1), or the ``kbest`` best, ranked and scored
+        (``beam`` ``None``: the parser's own, :attr:`beam`).
 
         What ``lstmparse parse`` writes, whatever runs it (``--jobs``, ``parse-corpus``).
         ``confidence`` puts a number per word in MISC (``Conf=0.93``) and the tree's
@@ -119,9 +125,10 @@ class Parser:
         ``kbest``, the share of the k-best list's probability mass whose tree has the
         word's arc (``kbest`` at least 2; the mass of the tree itself for the tree).
         """
+        beam = self.beam if beam is None else beam
         if confidence is None:
             if beam == 1:
-                return ([sentence] for sentence in self.parse(sentences, batch_size))
+                return ([sentence] for sentence in self._best(sentences, 1, batch_size))
             return self.parse_kbest(sentences, beam, kbest, batch_size)
         if confidence not in CONFIDENCE_KINDS:
             raise ValueError(f"confidence is one of {CONFIDENCE_KINDS}, not {confidence!r}")
