@@ -76,12 +76,13 @@ def parse_corpus(
     the exit code is then 2.
     """
     from lstmparse.app import corpus
+    from lstmparse.pipeline.manifest import decoding_beam
 
     if workers is not None and scheduler is not None:
         raise click.UsageError("--workers runs local processes, --scheduler a Dask cluster: pick one")
     record = read_record(model_dir or DEFAULT_MODEL)
     constituency = record.arch in CONSTITUENCY_ARCHS
-    beam = beam or (10 if constituency else _decoding_beam(record))
+    beam = beam or (10 if constituency else decoding_beam(record))
     output_format = output_format or ("ptb" if constituency else "conllu")
     _check_request(record, constituency, input_format, output_format, beam, kbest)
     settings = {"model": model_dir, "input_format": input_format, "output_format": output_format}
@@ -122,13 +123,6 @@ def parse_corpus(
         click.echo(summary.line(time.time() - start), err=True)
     if summary.failed:
         sys.exit(2)
-
-
-def _decoding_beam(record: ModelRecord) -> int:
-    """A dependency model's own beam: its pipeline's choice, else 1 (greedy)."""
-    from lstmparse.pipeline.manifest import ARCH, decoding_beam
-
-    return decoding_beam(record) if record.arch == ARCH else 1
 
 
 def _check_request(

@@ -80,7 +80,7 @@ class Pipeline:
         )
         pipeline.parts = parts
         pipeline.source = directory_of(model) if model is not None else None
-        if pipeline.parser is not None and record is not None and record.arch == ARCH:
+        if pipeline.parser is not None and record is not None:
             pipeline.parser.beam = decoding_beam(record)
         return pipeline
 

@@ -32,7 +32,8 @@ def part_directories(source: str | Path | ModelRecord) -> dict[str, Path]:
 
 def decoding_beam(source: str | Path | ModelRecord) -> int:
     """The beam a pipeline's parser decodes with unless told otherwise: its manifest's ``decoding``, chosen on dev
-    when the pipeline was trained (:mod:`lstmparse.pipeline.decoding`); 1 (greedy) for a manifest without one."""
+    when the pipeline was trained (:mod:`lstmparse.pipeline.decoding`); 1 (greedy) for a manifest without one and
+    for a model that is not a pipeline."""
     decoding = read_manifest(source, ARCH, "pipeline").get("decoding", {})
     beam = decoding.get("beam", 1) if isinstance(decoding, dict) else decoding
     if not isinstance(beam, int) or isinstance(beam, bool) or beam < 1:

@@ -85,21 +85,21 @@ class Lexicon:
 def held_out_marks(texts: Sequence[str], tokens: Sequence[Sequence[tuple[int, int]]]) -> list[np.ndarray]:
     """Each training text's marks, every block of :data:`BLOCK` characters marked with the lexicon of the
     words outside its fold (``tokens``: each text's token character spans)."""
-    fold_of: dict[tuple[int, int], int] = {}  # (text, block) -> fold, the blocks numbered in reading order
-    for t, text in enumerate(texts):
-        for block in range(0, -(-len(text) // BLOCK)):
-            fold_of[t, block] = len(fold_of) % FOLDS
+    blocks = [range(0, len(text), BLOCK) for text in texts]  # each text's block starts
+    fold_of: dict[tuple[int, int], int] = {}  # (text, block start) -> fold, the blocks dealt in reading order
+    for t, starts in enumerate(blocks):
+        for start in starts:
+            fold_of[t, start] = len(fold_of) % FOLDS
     forms: list[list[str]] = [[] for _ in range(FOLDS)]
     for t, spans in enumerate(tokens):
         for start, end in spans:
-            forms[fold_of[t, start // BLOCK]].append(texts[t][start:end])
+            forms[fold_of[t, start - start % BLOCK]].append(texts[t][start:end])
     lexicons = [Lexicon.from_forms(w for k in range(FOLDS) if k != fold for w in forms[k]) for fold in range(FOLDS)]
     marked = []
     for t, text in enumerate(texts):
+        by_fold = {fold: lexicons[fold].mark(text) for fold in {fold_of[t, start] for start in blocks[t]}}
         marks = np.zeros(len(text), dtype=np.int64)
-        by_fold = {f: lexicons[f].mark(text) for f in {fold_of[t, b] for b in range(-(-len(text) // BLOCK))}}
-        for block in range(-(-len(text) // BLOCK)):
-            where = slice(block * BLOCK, (block + 1) * BLOCK)
-            marks[where] = by_fold[fold_of[t, block]][where]
+        for start in blocks[t]:
+            marks[start : start + BLOCK] = by_fold[fold_of[t, start]][start : start + BLOCK]
         marked.append(marks)
     return marked
