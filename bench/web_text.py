@@ -7,6 +7,11 @@ For each kind: how many gold tokens EWT dev has, the share the tokenizer finds e
 (same characters, as one token) from the rebuilt raw text, the share the tagger gives the
 gold UPOS on gold tokens (tag columns blanked), and the share of lemmas it gets right.
 Dev only: test is not read.
+
+EWT has almost no emoji (none in train), so a last row puts them where EWT dev has an
+emoticon (`:)` as 🙂, `:(` as 🙁, ...), whose gold tags (SYM, NFP) stay: the share of
+those the tagger tags as EWT tags the emoticon.  ``--tagger DIR`` measures another tagger
+in the pipeline's place.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ KINDS = {
 }
 
 
+EMOJI_FOR_EMOTICON = {":)": "🙂", ":-)": "🙂", ";)": "😉", ";-)": "😉", ":(": "🙁", ":-(": "🙁", ":P": "😛", ":D": "😀"}
+
+
 def kind_of(form: str) -> str | None:
     return next((name for name, pattern in KINDS.items() if pattern.match(form)), None)
 
@@ -35,6 +43,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gold", required=True)
     parser.add_argument("--model", default="en_ewt_pipeline")
+    parser.add_argument("--tagger", help="a tagger directory to measure in place of the pipeline's")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=256)
     from lstmparse.app.accuracy import blank_columns
@@ -46,6 +55,10 @@ def main() -> None:
 
     gold = list(read_sentences(args.gold))
     pipeline = Pipeline.load(resolve_model(args.model))
+    if args.tagger:
+        from lstmparse.tagger.api import POSTagger
+
+        pipeline.tagger = POSTagger.load(args.tagger)
     # tokenization: each kind's gold tokens against the tokens the tokenizer made of the rebuilt raw text
     found: Counter[str] = Counter()
     total: Counter[str] = Counter()
@@ -79,6 +92,27 @@ def main() -> None:
                 f"| {kind} | {total[kind]} | {100 * found[kind] / total[kind]:.1f} % | "
                 f"{100 * upos[kind] / max(words[kind], 1):.1f} % | {100 * lemma[kind] / max(words[kind], 1):.1f} % |"
             )
+    emoji, upos_right, lemma_right = emoji_in_place_of_emoticons(pipeline, blank_columns(gold, list(TAG_COLUMNS)), gold)
+    if emoji:
+        print(
+            f"| emoji in place of an emoticon | {emoji} | | {100 * upos_right / emoji:.1f} % | "
+            f"{100 * lemma_right / emoji:.1f} % (the emoji itself) |"
+        )
+
+
+def emoji_in_place_of_emoticons(pipeline, blank: list, gold: list) -> tuple[int, int, int]:  # noqa: ANN001
+    """How many emoticons EWT dev has, and of those written as emoji, how many take the emoticon's UPOS, and the
+    emoji as lemma."""
+    replaced = [[EMOJI_FOR_EMOTICON.get(form, form) for form in sentence.forms] for sentence in blank]
+    tagged = list(pipeline.tagger.tag(replaced))
+    count = upos = lemma = 0
+    for gold_sentence, forms, sentence in zip(gold, replaced, tagged, strict=True):
+        for g, form, t in zip(gold_sentence.tokens, forms, sentence.tokens, strict=True):
+            if form != g.form:
+                count += 1
+                upos += t.upos == g.upos
+                lemma += t.lemma == form
+    return count, upos, lemma
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ training with the predicted UPOS takes its training lemma instead.
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
@@ -38,7 +39,16 @@ LEMMA_LOOKUP = "lemma_lookup"  # the vocabulary file's entry for the (form, UPOS
 FEATURES_BY_UPOS = "features_by_upos"  # the vocabulary file's entry for the feature names each UPOS takes
 FEATS_FROM = ("string", "features", "likelier")  # what fills FEATS in a tagger with per-feature outputs
 FEATS_FROM_DEFAULT = "likelier"  # measured: docs in models/README.md (tagger levers across languages)
+PICTOGRAPH_PARTS = {"\u200d", "\ufe0e", "\ufe0f"}  # the joiner and variation selectors inside emoji sequences
 TAGGING_GROUP = 64  # sentences of one length tagged in one graph (more take more memory, for no speed)
+
+
+def pictographic(form: str) -> bool:
+    """Whether a form is only pictographs (emoji, ©, ✓: Unicode's "other symbols"), their modifiers and joiners."""
+    categories = [unicodedata.category(c) for c in form]
+    return "So" in categories and all(
+        category in ("So", "Sk") or c in PICTOGRAPH_PARTS for c, category in zip(form, categories, strict=True)
+    )
 
 
 class Tagger:
@@ -213,9 +223,24 @@ class Tagger:
             scores[column] = values
         if self.features and self.feats_from != "string":
             self._predict_features(size, length, hidden, predicted, _log_softmax(scores["feats"]).max(axis=0))
+        self._unknown_pictographs_as_symbols(group, predicted)
         if LEMMA in self.outputs:
             self._predict_lemmas(group, lemma_input, predicted)
         return predicted
+
+    def _unknown_pictographs_as_symbols(self, group: Sequence[Sequence[str]], predicted: list) -> None:
+        """A word of pictographs training never saw (an emoji, in most treebanks) is SYM, with no features.
+
+        UD annotates emoji as SYM, but most treebanks have none, so the network cannot
+        learn them: it read an emoji as an unknown noun.  Its XPOS stays the network's.
+        """
+        if "SYM" not in self.vocabs["upos"]:
+            return
+        words = self.vocabs["words"]
+        for forms, tags in zip(group, predicted, strict=True):
+            for j, form in enumerate(forms):
+                if form not in words and pictographic(form):
+                    tags["upos"][j], tags["feats"][j] = "SYM", "_"
 
     def _predict_features(
         self, size: int, length: int, hidden: dy.Expression, predicted: list, string_log_probs: np.ndarray

@@ -63,3 +63,32 @@ def test_a_saved_tagger_loads_with_the_same_tags(small_tagger, dev, tmp_path):
     tagger.model.save(str(tmp_path / "copy"))
     copy = POSTagger.load(tmp_path / "copy")
     assert [s.to_conllu() for s in copy.tag(dev, retag=True)] == [s.to_conllu() for s in tagger.tag(dev, retag=True)]
+
+
+@pytest.mark.parametrize(
+    ("form", "expected"),
+    [("😍", True), ("👍🏽", True), ("❤️", True), ("🇫🇷", True), ("👨\u200d👩\u200d👧", True), ("©", True)]
+    + [("$", False), ("+", False), (":)", False), ("a😍", False), ("", False), ("\u200d", False)],
+)
+def test_pictographs_are_other_symbols_with_their_modifiers_and_joiners(form, expected):
+    from lstmparse.tagger.model import pictographic
+
+    assert pictographic(form) is expected
+
+
+def test_an_emoji_training_never_saw_is_a_symbol_without_features():
+    """EWT's training data has no emoji; its tagger's network calls them nouns with Number=Sing."""
+    import lstmparse
+
+    tagger = lstmparse.load("en_ewt_pipeline").tagger
+    (tagged,) = tagger.tag([["Loved", "the", "pasta", "😍", "and", "the", "staff", "👍🏽", "!"]])
+    by_form = {token.form: token for token in tagged.tokens}
+    assert [(by_form[e].upos, by_form[e].feats) for e in ("😍", "👍🏽")] == [("SYM", "_"), ("SYM", "_")]
+    assert (by_form["pasta"].upos, by_form["pasta"].feats) == ("NOUN", "Number=Sing")
+
+
+def test_a_tagger_whose_training_had_no_symbols_keeps_its_own_tags(small_tagger):
+    tagger, _ = small_tagger
+    assert "SYM" not in tagger.model.vocabs["upos"]
+    (tagged,) = tagger.tag([["I", "love", "it", "😍"]])
+    assert tagged.tokens[3].upos != "SYM"
