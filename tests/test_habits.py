@@ -185,20 +185,24 @@ def test_loaded_models_say_what_they_are_and_point_to_the_right_call():
 
 def test_hints_name_models_of_the_models_own_language_never_the_english_default(tmp_path):
     """Issue 45: a French parser's errors suggested en_ewt_pipeline, and following the hint parsed French into
-    garbage."""
+    garbage.  Breton here: a language no shipped pipeline has (French now has fr_sequoia_pipeline)."""
     mine = tmp_path / "mine"
-    shutil.copytree(MODELS / "en_ewt_upos", mine / "fr_parser")
-    (mine / "fr_parser" / "card.json").write_text(json.dumps({"language": "fr"}), encoding="utf-8")
+    shutil.copytree(MODELS / "en_ewt_upos", mine / "br_parser")
+    (mine / "br_parser" / "card.json").write_text(json.dumps({"language": "br"}), encoding="utf-8")
     env = {**os.environ, "LSTMPARSE_MODELS": str(mine)}
-    untagged = cli("parse", "--model", "fr_parser", "--input-format", "text", stdin="Le chat dort .\n", env=env)
+    untagged = cli("parse", "--model", "br_parser", "--input-format", "text", stdin="Ar c'hazh a gousk .\n", env=env)
     assert untagged.returncode == 2 and "en_ewt" not in untagged.stderr, untagged.stderr
     assert "lstmparse train --arch pipeline --treebank DIR" in untagged.stderr
-    raw = cli("parse", "--model", "fr_parser", "--input-format", "raw", stdin="Le chat dort.\n", env=env)
-    assert raw.returncode == 2 and "en_ewt" not in raw.stderr and "none for language 'fr'" in raw.stderr
-    shutil.copytree(MODELS / "en_ewt_pipeline", mine / "fr_pipeline", symlinks=True)
-    (mine / "fr_pipeline" / "card.json").write_text(json.dumps({"language": "fr"}), encoding="utf-8")
-    hinted = cli("parse", "--model", "fr_parser", "--input-format", "text", stdin="Le chat dort .\n", env=env)
-    assert "a pipeline of its language that tags first (fr_pipeline)" in hinted.stderr, hinted.stderr
+    raw = cli("parse", "--model", "br_parser", "--input-format", "raw", stdin="Ar c'hazh a gousk.\n", env=env)
+    assert raw.returncode == 2 and "en_ewt" not in raw.stderr and "none for language 'br'" in raw.stderr
+    shutil.copytree(MODELS / "en_ewt_pipeline", mine / "br_pipeline", symlinks=True)
+    (mine / "br_pipeline" / "card.json").write_text(json.dumps({"language": "br"}), encoding="utf-8")
+    hinted = cli("parse", "--model", "br_parser", "--input-format", "text", stdin="Ar c'hazh a gousk .\n", env=env)
+    assert "a pipeline of its language that tags first (br_pipeline)" in hinted.stderr, hinted.stderr
+    shutil.copytree(mine / "br_parser", mine / "fr_parser")
+    (mine / "fr_parser" / "card.json").write_text(json.dumps({"language": "fr"}), encoding="utf-8")
+    french = cli("parse", "--model", "fr_parser", "--input-format", "text", stdin="Le chat dort .\n", env=env)
+    assert "a pipeline of its language that tags first (fr_sequoia_pipeline)" in french.stderr, french.stderr
 
 
 def test_text_in_another_language_is_flagged_in_one_line_and_parsed_the_same(tmp_path):
