@@ -15,6 +15,7 @@ from conftest import ROOT
 import lstmparse
 from lstmparse.core.model_io import DEFAULT_MODEL
 from lstmparse.io.formats import read_sentences
+from lstmparse.tagger.lemmas import LemmaLookup, training_rules
 
 
 @pytest.fixture(scope="module")
@@ -133,6 +134,18 @@ def test_default_model_tags_and_lemmatizes_what_is_untagged(parser):
         [s.with_columns({"upos": [t.upos for t in f.tokens]}) for s, f in zip(tagged, filled, strict=True)]
     )
     assert [(s.heads, s.deprels) for s in with_tags] == [(s.heads, s.deprels) for s in filled]
+
+
+def test_the_default_pipeline_copies_no_lemma_its_training_data_supports_once(parser):
+    """Its tagger's (form, UPOS) lookup is what today's rule builds from EWT train: a name's lemma seen once that no
+    edit rule explains ("Caroline" -> "CarolineAbramo@ENRON") is left to the rules."""
+    train = ROOT.parent / "shared" / "data" / "ud" / "en_ewt" / "train.conllu"
+    if not train.exists():
+        pytest.skip("EWT train is not beside the checkout")
+    words = [(t.form, t.upos, t.lemma) for s in read_sentences(str(train)) for t in s.tokens]
+    rules = training_rules([(form, lemma) for form, _, lemma in words])
+    assert parser.tagger.model.lemma_lookup.table == LemmaLookup.from_pairs(words, rules).table
+    assert [t.lemma for t in parser.parse_text("Caroline called .")[0].tokens][0] == "Caroline"
 
 
 def test_default_model_parses_raw_text(parser):
