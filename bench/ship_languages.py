@@ -89,14 +89,16 @@ def ship(work_dir: Path) -> list[str]:
 
 
 def merged(results: Path, rows: list[dict]) -> list[dict]:
-    """The committed rows with ``rows`` in place of theirs (a farm run of some treebanks keeps the others')."""
+    """The committed rows with ``rows`` in place of theirs, where theirs stood (the tables keep their order); rows
+    of treebanks not committed yet go last (a farm run of some treebanks keeps the others')."""
 
     def key(row: dict) -> tuple:
         return row["treebank"], row["setting"], row["seed"]
 
-    new = {key(row) for row in rows}
+    new = {key(row): row for row in rows}
     kept = json.loads(results.read_text(encoding="utf-8")) if results.is_file() else []
-    return [row for row in kept if key(row) not in new] + rows
+    replaced = [new.pop(key(row), row) for row in kept]
+    return replaced + list(new.values())
 
 
 def main() -> None:
