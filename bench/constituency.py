@@ -36,7 +36,9 @@ def main() -> None:
         help="comma-separated: unconstrained (the paper's: repair afterwards), constrained (well-formed prefixes only)",
     )
     parser.add_argument("--limit", type=int, help="only the first N trees")
-    parser.add_argument("--batch-size", type=int, default=64, help="hypotheses decoded together (sentences x beam)")
+    parser.add_argument(
+        "--batch-size", type=int, help="hypotheses decoded together (sentences x beam) [default: the parser's]"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=512)

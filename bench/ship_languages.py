@@ -5,7 +5,8 @@
 For every treebank of the farm's ``results.json`` whose ``lstmparse`` pipeline was
 evaluated, the stored pipeline (half precision, as the plan trains it) is copied
 without its checkpoints, jack-knifed data and fold taggers, and its card gains the
-test figures from raw text beside UDPipe 1's on the same data. The rows themselves
+test figures from raw text beside UDPipe 1's on the same data (the farm run's, else the
+committed row's: a plan may retrain lstmparse alone, UDPipe 1 not being repeatable). The rows themselves
 go to ``bench/results/languages.json`` (in place of the rows of the same treebanks, the
 others kept: a farm run of some treebanks adds to those shipped before), which
 ``bench/farm_table.py`` turns into the tables of ``models/README.md`` and
@@ -64,6 +65,8 @@ def treebank_fields(card: dict) -> dict:
 
 def ship(work_dir: Path) -> list[str]:
     rows = json.loads((work_dir / "results.json").read_text(encoding="utf-8"))
+    results = ROOT / "bench" / "results" / "languages.json"
+    committed = json.loads(results.read_text(encoding="utf-8")) if results.is_file() else []
     shipped = []
     for row in rows:
         if row["setting"] != "lstmparse" or "test" not in row:
@@ -75,7 +78,9 @@ def ship(work_dir: Path) -> list[str]:
             continue
         target = ROOT / "models" / f"{treebank}_pipeline"
         copy_pipeline(source, target)
-        reference = next((r for r in rows if r["treebank"] == treebank and r["setting"] == "udpipe1"), None)
+        reference = udpipe_row(rows, treebank) or udpipe_row(
+            committed, treebank
+        )  # a run without UDPipe 1 keeps its row
         card |= treebank_fields(card)  # cards written before the card named a --train file's treebank
         card["test_raw"] = figures(row)
         if reference is not None:
@@ -83,9 +88,12 @@ def ship(work_dir: Path) -> list[str]:
         card["training"]["cpu_minutes"] = row.get("cpu_minutes")
         (target / "card.json").write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         shipped.append(target.name)
-    results = ROOT / "bench" / "results" / "languages.json"
     results.write_text(json.dumps(merged(results, rows), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return shipped
+
+
+def udpipe_row(rows: list[dict], treebank: str) -> dict | None:
+    return next((row for row in rows if row["treebank"] == treebank and row["setting"] == "udpipe1"), None)
 
 
 def merged(results: Path, rows: list[dict]) -> list[dict]:

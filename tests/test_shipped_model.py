@@ -148,6 +148,18 @@ def test_the_default_pipeline_copies_no_lemma_its_training_data_supports_once(pa
     assert parser.parse_text("Caroline called .")[0].tokens[0].lemma == "Caroline"
 
 
+def test_the_default_tokenizer_keeps_joined_what_its_training_text_never_splits(parser):
+    """Its join rule is what today's rule learns from EWT train, so an Irish surname keeps its apostrophe."""
+    from lstmparse.tokenizer.joins import JoinRule
+    from lstmparse.tokenizer.training import read_paragraphs
+
+    train = ROOT.parent / "shared" / "data" / "ud" / "en_ewt" / "train.conllu"
+    if not train.exists():
+        pytest.skip("EWT train is not beside the checkout")
+    assert parser.tokenizer.labeller.joins.joined == JoinRule.learn(read_paragraphs(str(train))[0]).joined
+    assert next(parser.tokenize("Mr. O'Sullivan met D'Angelo .")).forms == ["Mr.", "O'Sullivan", "met", "D'Angelo", "."]
+
+
 def test_default_model_parses_raw_text(parser):
     """Hello, world! is four words, and a second sentence is a second sentence."""
     first, second = parser.parse_text("Hello, world! It's a fine day.")

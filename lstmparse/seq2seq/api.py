@@ -94,7 +94,7 @@ class ConstituencyParser:
         sentences: Iterable[PTBTree | Sentence | Sequence[str]],
         beam: int = 10,
         constrained: bool = True,
-        batch_size: int = 64,
+        batch_size: int | None = None,
     ) -> Iterator[ParsedTree]:
         """Parse sentences, in order: the best tree of each sentence's beam.
 
@@ -105,7 +105,8 @@ class ConstituencyParser:
         (see the class).  ``constrained`` decoding only follows prefixes of
         well-formed trees; without it, as in the paper, a malformed output is
         repaired afterwards.  ``batch_size`` hypotheses (sentences times
-        beam) are decoded together; the trees are those of one sentence at a time.
+        beam) are decoded together (None: 16 greedy, else 64, the fastest measured for
+        the least memory); the trees are those of one sentence at a time.
         """
         for candidates in self.parse_kbest(sentences, beam, 1, constrained, batch_size):
             yield candidates[0]
@@ -116,7 +117,7 @@ class ConstituencyParser:
         beam: int = 10,
         k: int = 1,
         constrained: bool = True,
-        batch_size: int = 64,
+        batch_size: int | None = None,
     ) -> Iterator[list[ParsedTree]]:
         """For each sentence (in order) the ``k`` best trees of its beam, best first (``k <= beam``).
 

@@ -155,8 +155,8 @@ class Tokenizer:
     def _segmented(self, paragraphs: list[RawParagraph]) -> list[list[list[Span]]]:
         """Each paragraph's sentences as token spans, the paragraphs labelled together (in shared graphs)."""
         log_probs = label_paragraphs(self.labeller, [p.text for p in paragraphs])
-        spaces = self.labeller.dims.spaces_in_tokens
-        return [segment(p.text, values, spaces) for p, values in zip(paragraphs, log_probs, strict=True)]
+        spaces, joins = self.labeller.dims.spaces_in_tokens, self.labeller.joins
+        return [segment(p.text, values, spaces, joins) for p, values in zip(paragraphs, log_probs, strict=True)]
 
     def sentence(self, paragraph: RawParagraph, spans: list[Span], number: int, new_paragraph: bool) -> Sentence:
         """A CoNLL-U sentence of the given tokens, multi-word tokens split into their words."""

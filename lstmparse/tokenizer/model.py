@@ -8,7 +8,9 @@ of neither, found by a pattern over the whole paragraph (why:
 :mod:`lstmparse.tokenizer.shapes`): that span's embedding is added to its class's.
 With ``lexicon`` (a treebank whose tokens hold spaces), a character also reads
 whether a known word of several syllables covers it (:mod:`lstmparse.tokenizer.lexicon`),
-an embedding added the same way.
+an embedding added the same way.  A model also keeps the character contexts its
+training text never splits (:mod:`lstmparse.tokenizer.joins`), which segmentation
+keeps joined; a model saved before it learned them has none.
 
 A paragraph is cut into windows of ``window`` characters, each read with ``context``
 characters of the text on either side (padding beyond the paragraph), so that every
@@ -32,6 +34,7 @@ from lstmparse.errors import ModelError
 from lstmparse.layers import transduce
 from lstmparse.layers.embeddings import WORD_DROPOUT
 from lstmparse.tokenizer.data import LABELS, Paragraph
+from lstmparse.tokenizer.joins import JoinRule
 from lstmparse.tokenizer.lexicon import MARKS, Lexicon
 from lstmparse.tokenizer.options import TokenizerDimensions
 from lstmparse.tokenizer.shapes import SPANS, mark_spans
@@ -59,11 +62,17 @@ class CharacterLabeller:
     """Character and class embeddings, a bi-LSTM over each window, and a softmax over the labels."""
 
     def __init__(
-        self, chars: Vocabulary, splitter: MultiwordSplitter, dims: TokenizerDimensions, lexicon: Lexicon | None = None
+        self,
+        chars: Vocabulary,
+        splitter: MultiwordSplitter,
+        dims: TokenizerDimensions,
+        lexicon: Lexicon | None = None,
+        joins: JoinRule | None = None,
     ) -> None:
         if dims.lexicon and lexicon is None:
             raise ModelError("the tokenizer reads a lexicon of words but has none")
         self.chars, self.splitter, self.dims, self.lexicon = chars, splitter, dims, lexicon
+        self.joins = joins if joins is not None else JoinRule([])
         self.pad_id = chars.get(PAD)
         if self.pad_id == 0:
             raise ModelError(f"the character vocabulary has no {PAD}")
@@ -94,7 +103,7 @@ class CharacterLabeller:
     ) -> CharacterLabeller:
         chars = Vocabulary.from_counts(Counter(_normal(c) for p in paragraphs for c in p.text))
         chars.add(PAD)
-        return cls(chars, splitter, dims, lexicon)
+        return cls(chars, splitter, dims, lexicon, JoinRule.learn(paragraphs))
 
     def set_dropout(self, rate: float) -> None:
         """The dropout rate inside the character bi-LSTM and on its outputs; 0 for tokenizing.
@@ -193,6 +202,8 @@ class CharacterLabeller:
         vocab: dict[str, object] = {"chars": self.chars.to_json(), "multiword": self.splitter.to_json()}
         if self.lexicon is not None:
             vocab["lexicon"] = self.lexicon.to_json()
+        if self.joins:
+            vocab["joins"] = self.joins.to_json()
         record = training if training is not None else self.training_record
         save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
 
@@ -205,6 +216,7 @@ class CharacterLabeller:
                 MultiwordSplitter.from_json(vocab["multiword"]),
                 TokenizerDimensions(**config["dims"]),
                 Lexicon.from_json(vocab["lexicon"]) if "lexicon" in vocab else None,
+                JoinRule.from_json(vocab.get("joins", [])),
             )
         assign_values(labeller.model, labeller.named_parameters(), params, config["format_version"])
         labeller.training_record = config.get("training", {})

@@ -3,7 +3,8 @@
 The network's best label is taken at each character, with three rules that make
 any labelling a segmentation: white space never belongs to a token (so a token
 ends before it, with the best of the token-ending labels), and a paragraph's
-last token ends a sentence.
+last token ends a sentence.  A model's join rule (:mod:`lstmparse.tokenizer.joins`)
+then keeps joined the contexts its training text never splits.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import dynet as dy
 import numpy as np
 
 from lstmparse.tokenizer.data import INSIDE, LABELS, MULTIWORD, MULTIWORD_SENTENCE, TOKEN, TOKEN_SENTENCE
+from lstmparse.tokenizer.joins import JoinRule
 from lstmparse.tokenizer.model import CharacterLabeller
 
 WINDOWS_PER_GRAPH = 16  # character windows per batched graph: more take far more memory (32: 0.5 GB) for no speed
@@ -57,9 +59,13 @@ def label_paragraphs(labeller: CharacterLabeller, texts: Sequence[str]) -> list[
     return results
 
 
-def segment(text: str, log_probs: np.ndarray, spaces_in_tokens: bool = False) -> list[list[Span]]:
-    """The paragraph's sentences, each a list of token spans."""
+def segment(
+    text: str, log_probs: np.ndarray, spaces_in_tokens: bool = False, joins: JoinRule | None = None
+) -> list[list[Span]]:
+    """The paragraph's sentences, each a list of token spans (no token ending where ``joins`` keeps joined)."""
     labels = best_labels(text, log_probs, spaces_in_tokens)
+    if joins is not None:
+        labels = joins.keep_joined(text, labels)
     return sentences_of(text, labels)
 
 

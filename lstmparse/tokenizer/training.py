@@ -84,7 +84,10 @@ def segmentation_scores(labeller: CharacterLabeller, dev: Sequence[Paragraph]) -
     log_probs = label_paragraphs(labeller, [p.text for p in dev])
     gold_tokens, gold_sentences = spans_of([sentences_of(p.text, p.labels) for p in dev])
     system_tokens, system_sentences = spans_of(
-        [segment(p.text, values, labeller.dims.spaces_in_tokens) for p, values in zip(dev, log_probs, strict=True)]
+        [
+            segment(p.text, values, labeller.dims.spaces_in_tokens, labeller.joins)
+            for p, values in zip(dev, log_probs, strict=True)
+        ]
     )
     multiword = {t for t in gold_tokens if t[1].multiword}, {t for t in system_tokens if t[1].multiword}
     return {
@@ -108,7 +111,8 @@ def train_tokenizer(options: TokenizerOptions, log: TextIO = sys.stderr) -> dict
     words = f", {len(lexicon)} words of several syllables" if lexicon is not None else ""
     print(
         f"training a tokenizer on {len(train)} paragraphs, {sum(len(p.text) for p in train)} characters, "
-        f"{len(splitter.splits)} multi-word token forms{words}, {labeller.model.parameter_count()} parameters",
+        f"{len(splitter.splits)} multi-word token forms{words}, {len(labeller.joins)} contexts never split, "
+        f"{labeller.model.parameter_count()} parameters",
         file=log,
     )
     return train_epochs(TokenizerTraining(labeller, train, dev, options), options, record, -math.inf, log, started)

@@ -243,7 +243,7 @@ def test_decoding_does_not_depend_on_the_batch(any_model: Path, small_gum, beam:
     assert [[tokens for tokens, _ in found] for found in together] == [[t for t, _ in f] for f in alone]
     for found, expected in zip(together, alone, strict=True):
         assert [score for _, score in found] == pytest.approx([score for _, score in expected], abs=1e-3)
-    for batch_size in (1, 7, 500):  # the batches decode_many forms: one sentence, a few, all
+    for batch_size in (1, 7, 500, None):  # the batches decode_many forms: one sentence, a few, all, the default
         decoded = parser.model.decode_many(sentences, beam, constrained, batch_size)
         assert [d.tokens for d in decoded] == [d.tokens for d in (f for f in map(_best, alone, sentences))]
 

@@ -11,7 +11,15 @@ from conftest import DATA, ROOT
 
 from lstmparse.io.formats import read_sentences
 from lstmparse.scoring.conll18 import evaluate_conll18
-from lstmparse.tokenizer.data import INSIDE, MULTIWORD, TOKEN, TOKEN_SENTENCE, paragraphs, surface_tokens
+from lstmparse.tokenizer.data import (
+    INSIDE,
+    MULTIWORD,
+    TOKEN,
+    TOKEN_SENTENCE,
+    Paragraph,
+    paragraphs,
+    surface_tokens,
+)
 from lstmparse.tokenizer.segmentation import best_labels, sentences_of
 from lstmparse.tokenizer.words import MultiwordSplitter
 
@@ -98,6 +106,38 @@ def test_a_multiword_label_survives_the_paragraph_end():
     assert sentence[0].multiword
 
 
+def labelled(tokens: list[str]) -> Paragraph:
+    """A paragraph whose chunks are the ``tokens`` joined where a token starts with ``+`` (no space before it)."""
+    text, labels = "", []
+    for k, token in enumerate(tokens):
+        form = token.lstrip("+")
+        if k and not token.startswith("+"):
+            text, labels = text + " ", [*labels, INSIDE]
+        text, labels = text + form, [*labels, *[INSIDE] * (len(form) - 1), TOKEN]
+    return Paragraph(text, labels)
+
+
+def test_a_context_training_text_never_splits_is_kept_joined_and_one_it_splits_is_not():
+    """O'Sullivan stays whole where training keeps every letter-apostrophe-capital whole; "l'" stays split where
+    training splits it; a context seen fewer than MIN_JOINED times is left to the network."""
+    from lstmparse.tokenizer.joins import MIN_JOINED, JoinRule
+    from lstmparse.tokenizer.segmentation import segment
+
+    whole = [labelled(["O'Rourke", "met", "l'", "+homme"]) for _ in range(MIN_JOINED)]
+    rule = JoinRule.learn(whole)
+    assert "U'U" in rule.joined and "l'l" not in rule.joined  # "l'|homme" splits in training
+    assert "U'U" not in JoinRule.learn(whole[1:]).joined  # seen MIN_JOINED - 1 times: not enough
+    text = "O'Sullivan saw l'arbre"
+    split_everywhere = one_hot([TOKEN if c in "'" or i == len(text) - 1 else INSIDE for i, c in enumerate(text)])
+
+    def forms(joins: JoinRule | None) -> list[str]:
+        return [text[span.start : span.end] for span in segment(text, split_everywhere, joins=joins)[0]]
+
+    assert forms(None) == ["O'", "Sullivan", "saw", "l'", "arbre"]
+    assert forms(rule) == ["O'Sullivan", "saw", "l'", "arbre"]
+    assert JoinRule.from_json(rule.to_json()).joined == rule.joined
+
+
 @pytest.fixture(scope="module")
 def tokenizer(small_treebank, tmp_path_factory):
     """A tokenizer trained for two epochs on 200 EWT sentences: crude, but every path runs."""
@@ -138,6 +178,14 @@ def test_a_trained_tokenizer_reads_whether_a_character_is_in_a_url_or_an_address
     assert spans[text.index("@")] == "email" and spans[text.index("www") + 5] == "url"
     assert spans[-1] == spans[text.index("see")] == "none"  # the sentence's full stop is not the address's
     assert classes[text.index("@")] == "symbol" or classes[text.index("@")] == "punct"  # classes stay as they were
+
+
+def test_a_trained_tokenizer_keeps_the_contexts_its_training_text_never_splits(tokenizer, small_treebank):
+    from lstmparse.tokenizer.joins import JoinRule
+    from lstmparse.tokenizer.training import read_paragraphs
+
+    learned = JoinRule.learn(read_paragraphs(str(small_treebank["train"]))[0])
+    assert len(learned) > 0 and tokenizer.labeller.joins.joined == learned.joined  # saved and loaded with the model
 
 
 def test_a_tokenizer_trained_before_shapes_reads_characters_as_it_was_trained():
