@@ -118,23 +118,25 @@ def labelled(tokens: list[str]) -> Paragraph:
 
 
 def test_a_context_training_text_never_splits_is_kept_joined_and_one_it_splits_is_not():
-    """O'Sullivan stays whole where training keeps every letter-apostrophe-capital whole; "l'" stays split where
-    training splits it; a context seen fewer than MIN_JOINED times is left to the network."""
+    """O'Sullivan and re-used stay whole where training never ends a token in a letter and an apostrophe or a
+    hyphen; "l'" and a hyphen of its own stay split where training splits them; a context seen fewer than
+    MIN_JOINED times is left to the network."""
     from lstmparse.tokenizer.joins import MIN_JOINED, JoinRule
     from lstmparse.tokenizer.segmentation import segment
 
-    whole = [labelled(["O'Rourke", "met", "l'", "+homme"]) for _ in range(MIN_JOINED)]
+    whole = [labelled(["O'Rourke", "re-read", "l'", "+homme", "self", "+-", "+rule"]) for _ in range(MIN_JOINED)]
     rule = JoinRule.learn(whole)
-    assert "U'U" in rule.joined and "l'l" not in rule.joined  # "l'|homme" splits in training
+    assert {"U'U", "l-l"} <= rule.joined and not {"l'l", " -l"} & rule.joined  # "l'|homme", "self|-|rule" split
     assert "U'U" not in JoinRule.learn(whole[1:]).joined  # seen MIN_JOINED - 1 times: not enough
-    text = "O'Sullivan saw l'arbre"
-    split_everywhere = one_hot([TOKEN if c in "'" or i == len(text) - 1 else INSIDE for i, c in enumerate(text)])
+    text = "O'Sullivan re-used l'arbre self-help"
+    ends = {i for i, c in enumerate(text) if c in "'-"} | {text.index("-help") - 1, len(text) - 1}
+    split_everywhere = one_hot([TOKEN if i in ends else INSIDE for i in range(len(text))])
 
     def forms(joins: JoinRule | None) -> list[str]:
         return [text[span.start : span.end] for span in segment(text, split_everywhere, joins=joins)[0]]
 
-    assert forms(None) == ["O'", "Sullivan", "saw", "l'", "arbre"]
-    assert forms(rule) == ["O'Sullivan", "saw", "l'", "arbre"]
+    assert forms(None) == ["O'", "Sullivan", "re-", "used", "l'", "arbre", "self", "-", "help"]
+    assert forms(rule) == ["O'Sullivan", "re-used", "l'", "arbre", "self", "-", "help"]
     assert JoinRule.from_json(rule.to_json()).joined == rule.joined
 
 
