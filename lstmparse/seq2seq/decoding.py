@@ -58,9 +58,9 @@ if TYPE_CHECKING:
 
 BUDGET_WORDS = 32  # sentences up to this long get full batches
 # Hypotheses decoded together by default.  Greedy decoding is as fast with 16 sentences per
-# batch as with 64 and peaks at less than half the memory (GUM test, one core: 82 to 94
-# against 76 sentences/s, 593 against about 1,500 MiB); a beam of 10 needs its 64 hypotheses
-# (6 sentences) for speed (14.1 to 14.8 sentences/s against 8.0 to 8.6 with 16).
+# batch as with 64 and peaks at less than half the memory (GUM test, one core: 82 to 99
+# against 86 to 105 sentences/s, 784 against 1,709 MB; bench/RESULTS.md); a beam of 10 needs
+# its 64 hypotheses (6 sentences) for speed (14.1 to 14.8 sentences/s against 8.0 to 8.6 with 16).
 GREEDY_HYPOTHESES = 16
 BEAM_HYPOTHESES = 64
 
