@@ -24,7 +24,7 @@ evidence, which small treebanks cannot spare); 20 gives 99.04 and misses ``O'Sul
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from lstmparse.tokenizer.data import INSIDE, Paragraph
 
@@ -42,23 +42,11 @@ def shape(char: str | None) -> str:
     return char
 
 
-def token_ends(text: str, labels: list[int], joined: frozenset[str] = frozenset()) -> Iterator[tuple[str, bool]]:
-    """Every place inside a chunk where a token could end (after ``text[i - 1]``, before ``text[i]``), left to right:
-    its context and whether ``labels`` end a token there.  A token that would end at a context in ``joined`` does
-    not: its label becomes INSIDE (``labels`` is changed in place), and the next context reads the longer token.
-    """
-    start = 0  # where the token being read began
-    for i in range(1, len(text)):
-        if text[i - 1].isspace() or text[i].isspace():
-            start = i
-            continue
-        context = (shape(text[i - 2]) if i - 2 >= start else " ") + shape(text[i - 1]) + shape(text[i])
-        ends = labels[i - 1] != INSIDE
-        if ends and context in joined:
-            labels[i - 1], ends = INSIDE, False
-        if ends:
-            start = i
-        yield context, ends
+def context(text: str, labels: list[int], i: int) -> str:
+    """The context of a token ending after ``text[i - 1]`` (before ``text[i]``): the token's last two characters
+    (a space for the first if the token starts at ``i - 1``: after white space or a token end) and the next one."""
+    first = " " if i < 2 or labels[i - 2] != INSIDE else shape(text[i - 2])
+    return first + shape(text[i - 1]) + shape(text[i])
 
 
 class JoinRule:
@@ -72,17 +60,24 @@ class JoinRule:
         split: Counter[str] = Counter()
         kept: Counter[str] = Counter()
         for paragraph in paragraphs:
-            for context, ends in token_ends(paragraph.text, list(paragraph.labels)):
-                (split if ends else kept)[context] += 1
-        return cls(context for context, count in kept.items() if count >= min_joined and not split[context])
+            text, labels = paragraph.text, paragraph.labels
+            for i in range(1, len(text)):
+                if not (text[i - 1].isspace() or text[i].isspace()):
+                    (kept if labels[i - 1] == INSIDE else split)[context(text, labels, i)] += 1
+        return cls(found for found, count in kept.items() if count >= min_joined and not split[found])
 
     def __len__(self) -> int:
         return len(self.joined)
 
     def keep_joined(self, text: str, labels: list[int]) -> list[int]:
-        """``labels`` with no token ending at a context of the rule (the characters stay in one token)."""
-        for _ in token_ends(text, labels, self.joined):
-            pass
+        """``labels`` with no token ending at a context of the rule (the characters stay in one token).
+
+        Only the labelled token ends are visited, left to right: an end undone makes the
+        next one's token longer, which its context reads from ``labels``."""
+        for end in [k for k, label in enumerate(labels) if label != INSIDE]:
+            i = end + 1
+            if i < len(text) and not text[i].isspace() and context(text, labels, i) in self.joined:
+                labels[end] = INSIDE
         return labels
 
     def to_json(self) -> list[str]:
