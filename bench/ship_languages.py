@@ -87,7 +87,7 @@ def ship(work_dir: Path) -> list[str]:
         card["training"]["cpu_minutes"] = row.get("cpu_minutes")
         (target / "card.json").write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         shipped.append(target.name)
-    results.write_text(json.dumps(merged(results, rows), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    results.write_text(json.dumps(merged(committed, rows), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return shipped
 
 
@@ -95,7 +95,7 @@ def udpipe_row(rows: list[dict], treebank: str) -> dict | None:
     return next((row for row in rows if row["treebank"] == treebank and row["setting"] == "udpipe1"), None)
 
 
-def merged(results: Path, rows: list[dict]) -> list[dict]:
+def merged(committed: list[dict], rows: list[dict]) -> list[dict]:
     """The committed rows with ``rows`` in place of theirs, where theirs stood (the tables keep their order); rows
     of treebanks not committed yet go last (a farm run of some treebanks keeps the others')."""
 
@@ -103,8 +103,7 @@ def merged(results: Path, rows: list[dict]) -> list[dict]:
         return row["treebank"], row["setting"], row["seed"]
 
     new = {key(row): row for row in rows}
-    kept = json.loads(results.read_text(encoding="utf-8")) if results.is_file() else []
-    replaced = [new.pop(key(row), row) for row in kept]
+    replaced = [new.pop(key(row), row) for row in committed]
     return replaced + list(new.values())
 
 

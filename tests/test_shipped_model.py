@@ -136,27 +136,22 @@ def test_default_model_tags_and_lemmatizes_what_is_untagged(parser):
     assert [(s.heads, s.deprels) for s in with_tags] == [(s.heads, s.deprels) for s in filled]
 
 
-def test_the_default_pipeline_copies_no_lemma_its_training_data_supports_once(parser):
+def test_the_default_pipeline_copies_no_lemma_its_training_data_supports_once(parser, ewt):
     """Its tagger's (form, UPOS) lookup is what today's rule builds from EWT train: a name's lemma seen once that no
     edit rule explains ("Caroline" -> "CarolineAbramo@ENRON") is left to the rules."""
-    train = ROOT.parent / "shared" / "data" / "ud" / "en_ewt" / "train.conllu"
-    if not train.exists():
-        pytest.skip("EWT train is not beside the checkout")
-    words = [(t.form, t.upos, t.lemma) for s in read_sentences(str(train)) for t in s.tokens]
+    words = [(t.form, t.upos, t.lemma) for s in read_sentences(str(ewt / "train.conllu")) for t in s.tokens]
     rules = training_rules([(form, lemma) for form, _, lemma in words])
     assert parser.tagger.model.lemma_lookup.table == LemmaLookup.from_pairs(words, rules).table
     assert parser.parse_text("Caroline called .")[0].tokens[0].lemma == "Caroline"
 
 
-def test_the_default_tokenizer_keeps_joined_what_its_training_text_never_splits(parser):
+def test_the_default_tokenizer_keeps_joined_what_its_training_text_never_splits(parser, ewt):
     """Its join rule is what today's rule learns from EWT train, so an Irish surname keeps its apostrophe."""
     from lstmparse.tokenizer.joins import JoinRule
     from lstmparse.tokenizer.training import read_paragraphs
 
-    train = ROOT.parent / "shared" / "data" / "ud" / "en_ewt" / "train.conllu"
-    if not train.exists():
-        pytest.skip("EWT train is not beside the checkout")
-    assert parser.tokenizer.labeller.joins.joined == JoinRule.learn(read_paragraphs(str(train))[0]).joined
+    learned = JoinRule.learn(read_paragraphs(str(ewt / "train.conllu"))[0])
+    assert parser.tokenizer.labeller.joins.joined == learned.joined
     forms = next(parser.tokenize("Mr. O'Sullivan met D'Angelo .")).forms
     assert forms == ["Mr.", "O'Sullivan", "met", "D'Angelo", "."]
 

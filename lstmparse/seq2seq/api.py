@@ -105,8 +105,8 @@ class ConstituencyParser:
         (see the class).  ``constrained`` decoding only follows prefixes of
         well-formed trees; without it, as in the paper, a malformed output is
         repaired afterwards.  ``batch_size`` hypotheses (sentences times
-        beam) are decoded together (None: 16 greedy, else 64, the fastest measured for
-        the least memory); the trees are those of one sentence at a time.
+        beam) are decoded together (None: ``default_hypotheses(beam)`` of
+        :mod:`lstmparse.seq2seq.decoding`); the trees are those of one sentence at a time.
         """
         for candidates in self.parse_kbest(sentences, beam, 1, constrained, batch_size):
             yield candidates[0]
