@@ -86,20 +86,57 @@ bench-pipeline-hu: install $(HU_PIPELINE)/config.json
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/pipeline.py --model $(HU_PIPELINE) \
 		--gold $(DATA)/ud/hu_szeged/test.conllu
 
-# DyNet with its CUDA backend, built from the dyNET source distribution on PyPI into .venv,
-# replacing the CPU-only dyNET38 wheel (same Python API). Needs cmake, a C++ compiler,
-# Debian's libeigen3-dev and the CUDA toolkit; about 20 minutes.
+# DyNet with its CUDA backend in .venv instead of the CPU-only dyNET38 wheel (the same Python API;
+# docs/gpu.md): the dyNET source distribution on PyPI, built with CMake for one GPU architecture after
+# five small fixes for CUDA 12-13 and Eigen 3.4 (Debian's libeigen3-dev), then its Cython extension
+# for this Python.  Needs cmake, a C++ compiler and the CUDA toolkit with cuBLAS and cuRAND in
+# CUDA_TOOLKIT_ROOT_DIR; about 12 minutes on one core.  Verified on an H100 (bench/RESULTS.md).
 DYNET_VERSION ?= 2.1.2
 EIGEN3_INCLUDE_DIR ?= /usr/include/eigen3
 CUDA_TOOLKIT_ROOT_DIR ?= /usr/local/cuda
+# the GPU's compute capability without the dot (nvidia-smi --query-gpu=compute_cap): 80 A100, 89 L4, 90 H100
+CUDA_ARCH ?= 90
+# the CPU code's -march: x86-64-v3 for a library built on one machine and run on another
+DYNET_MARCH ?= native
+JOBS ?= 2
+GPU_BUILD := build/dynet-gpu
+GPU_SRC := $(GPU_BUILD)/dyNET-$(DYNET_VERSION)
+TENSOR_REDUCTION := $(GPU_BUILD)/eigen3/unsupported/Eigen/CXX11/src/Tensor/TensorReduction.h
 dynet-gpu: install
 	test -d $(EIGEN3_INCLUDE_DIR) || { echo "Eigen not found: apt-get install libeigen3-dev, or set EIGEN3_INCLUDE_DIR"; exit 1; }
 	test -x $(CUDA_TOOLKIT_ROOT_DIR)/bin/nvcc || { echo "nvcc not found: set CUDA_TOOLKIT_ROOT_DIR"; exit 1; }
-	$(BIN)/pip install --quiet cython numpy cmake
+	rm -rf $(GPU_BUILD) && mkdir -p $(GPU_BUILD)
+	$(BIN)/pip download --quiet --no-deps --no-binary :all: dyNET==$(DYNET_VERSION) -d $(GPU_BUILD)
+	tar xzf $(GPU_BUILD)/dyNET-$(DYNET_VERSION).tar.gz -C $(GPU_BUILD)
+	# CUDA 12 and later compile C++17 only; the CPU code's -march.
+	sed -i 's/-std=c++11/-std=c++17/g; s/-march=native/-march=$(DYNET_MARCH)/' $(GPU_SRC)/CMakeLists.txt $(GPU_SRC)/dynet/CMakeLists.txt
+	# Eigen 3.4 renamed CudaStreamDevice; CUDA 13 dropped cudaDeviceProp::memoryClockRate (only reported).
+	sed -i 's/CudaStreamDevice/GpuStreamDevice/g' $(GPU_SRC)/dynet/devices.h $(GPU_SRC)/dynet/devices.cc
+	sed -i 's/prop\.memoryClockRate/0/g' $(GPU_SRC)/dynet/cuda.cc
+	# A quiet start, as the dyNET38 wheel's: DyNet's report (seed, memory, devices) would come before
+	# lstmparse's own line on stderr.  Errors are exceptions, which still reach Python.
+	sed -i -E 's/(^|[^:[:alnum:]_])cerr <</\1dynet_quiet <</' $(GPU_SRC)/dynet/init.cc $(GPU_SRC)/dynet/cuda.cc
+	sed -i '/^using namespace std;/a namespace { std::ostream dynet_quiet(nullptr); }' $(GPU_SRC)/dynet/init.cc $(GPU_SRC)/dynet/cuda.cc
+	# Eigen's recursive tree reduction makes ptxas refuse DyNet's reduction kernels (a callee needs more
+	# registers than the kernel's launch bounds allow): the plain loop under nvcc, as Eigen does for HIP.
+	cp -r $(EIGEN3_INCLUDE_DIR) $(GPU_BUILD)/eigen3
+	sed -i 's/^#if !defined(EIGEN_HIPCC) *$$/#if !defined(EIGEN_HIPCC) \&\& !defined(EIGEN_CUDACC)/' $(TENSOR_REDUCTION)
+	grep -q 'EIGEN_HIPCC) && !defined(EIGEN_CUDACC)' $(TENSOR_REDUCTION) || { echo "unexpected Eigen version: see docs/gpu.md"; exit 1; }
+	cmake -S $(GPU_SRC) -B $(GPU_BUILD)/cmake -DBACKEND=cuda -DCUDA_ARCH=$(CUDA_ARCH) -DCMAKE_BUILD_TYPE=Release \
+		-DEIGEN3_INCLUDE_DIR=$(abspath $(GPU_BUILD)/eigen3) -DCUDA_TOOLKIT_ROOT_DIR=$(CUDA_TOOLKIT_ROOT_DIR) \
+		-DENABLE_CPP_EXAMPLES=OFF -DENABLE_BOOST=OFF
+	cmake --build $(GPU_BUILD)/cmake --target dynet -j $(JOBS)
+	$(BIN)/pip install --quiet -c constraints.txt cython
+	$(BIN)/cython --cplus -X language_level=2 $(GPU_SRC)/python/_dynet.pyx -o $(GPU_BUILD)/_dynet.cpp
 	$(BIN)/pip uninstall --yes dyNET38
-	BACKEND=cuda EIGEN3_INCLUDE_DIR=$(EIGEN3_INCLUDE_DIR) CUDA_TOOLKIT_ROOT_DIR=$(CUDA_TOOLKIT_ROOT_DIR) \
-		$(BIN)/pip install --no-binary :all: --no-build-isolation dyNET==$(DYNET_VERSION)
-	$(BIN)/python -c "import dynet_config; dynet_config.set_gpu(); import dynet; print(dynet.available_devices())"
+	SITE=$$($(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])") && \
+	INCLUDE=$$($(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['include'])") && \
+	EXT=$$($(BIN)/python -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))") && \
+	cp $(GPU_BUILD)/cmake/dynet/libdynet.so $(GPU_SRC)/python/dynet_config.py $$SITE/ && \
+	sed 's/$${HAVE_CUDA}/True/; s/$${GIT_DESCRIBE}/$(DYNET_VERSION)-cuda/' $(GPU_SRC)/python/dynet.py.in > $$SITE/dynet.py && \
+	g++ -O2 -std=c++17 -shared -fPIC -w -I$$INCLUDE -I$(GPU_SRC) -I$(GPU_BUILD)/eigen3 $(GPU_BUILD)/_dynet.cpp \
+		-L$$SITE -ldynet '-Wl,-rpath,$$ORIGIN' -o $$SITE/_dynet$$EXT
+	$(BIN)/python -c "import dynet; print('DyNet', dynet.__gitversion__, 'built with CUDA:', dynet.HAVE_CUDA)"
 
 # spaCy's nlp.pipe (lstmparse.spacy) against lstmparse parse on EWT test's raw text, one core: speed ratio, same trees.
 bench-spacy: install

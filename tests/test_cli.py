@@ -9,6 +9,7 @@ from functools import partial
 import pytest
 from conftest import run_cli
 
+from lstmparse.errors import ConfigurationError
 from lstmparse.io.formats import read_sentences
 
 lstmparse = partial(run_cli, timeout=600)  # some commands here train
@@ -133,10 +134,28 @@ def test_usage_errors_are_one_line_with_exit_code_2(args, fragment):
 
 @pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU machine may have a CUDA DyNet")
 def test_gpu_request_on_a_cpu_only_dynet_is_a_clear_error(trained):
+    from lstmparse.core import backend
+
     model, _ = trained
     result = lstmparse("--gpu", "parse", "--model", model, stdin="Dogs bark .\n")
     assert result.returncode == 2
-    assert "no GPU support" in result.stderr and "make dynet-gpu" in result.stderr
+    if backend._cuda_build():  # make dynet-gpu's DyNet on a machine without a GPU
+        assert backend.NO_GPU in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    else:
+        assert "no GPU support" in result.stderr and "make dynet-gpu" in result.stderr
+
+
+def test_a_cuda_build_without_a_gpu_stops_before_dynet_starts(monkeypatch):
+    """DyNet's CUDA build aborts the process when it finds no GPU; the driver is asked first instead."""
+    from lstmparse.core import backend
+
+    monkeypatch.setattr(backend, "_cuda_build", lambda: True)
+    monkeypatch.setattr(backend, "gpu_count", lambda: 0)
+    with pytest.raises(ConfigurationError, match="reports no GPU"):
+        backend._require_gpu()
+    monkeypatch.setattr(backend, "gpu_count", lambda: None)  # the driver answered oddly: DyNet itself decides
+    with pytest.raises(ConfigurationError, match="no GPU support"):  # this process's DyNet runs on the CPU
+        backend._require_gpu()
 
 
 def test_parse_reads_stdin_text():

@@ -15,9 +15,12 @@ package or :mod:`lstmparse.layers` (their modules import DyNet): a user who impo
 
 from __future__ import annotations
 
+import ctypes
+import importlib.util
 import os
 import random
 import sys
+from pathlib import Path
 from typing import Literal
 
 import dynet_config
@@ -107,10 +110,48 @@ def _gpu_mask(devices: str | None) -> list[int]:
 
 
 def _require_gpu() -> None:
+    """Stop with one line where DyNet cannot run on a GPU, before DyNet starts.
+
+    A CUDA build of DyNet that finds no GPU at start-up throws a C++ exception that
+    nothing catches: the process aborts.  So the driver is asked first (``gpu_count``),
+    and DyNet is started only where it answers with a GPU.
+    """
+    if _cuda_build():
+        found = gpu_count()
+        if found == 0:
+            raise ConfigurationError(NO_GPU)
     import dynet
 
     if not any(device.decode().startswith("GPU") for device in dynet.available_devices()):
         raise ConfigurationError(GPU_HELP)
+
+
+NO_GPU = "DyNet is built with CUDA, but the NVIDIA driver reports no GPU on this machine"
+
+
+def _cuda_build() -> bool:
+    """Whether the installed DyNet is a CUDA build (``make dynet-gpu``), read from its module without starting it."""
+    spec = importlib.util.find_spec("dynet")
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return False
+    return "HAVE_CUDA = True" in Path(spec.origin).read_text(encoding="utf-8", errors="replace")
+
+
+def gpu_count() -> int | None:
+    """GPUs the NVIDIA driver reports (0: no driver, or none); None where the driver answers unexpectedly."""
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return 0
+    try:
+        if driver.cuInit(0) != 0:  # CUDA_ERROR_NO_DEVICE and its kin
+            return 0
+        count = ctypes.c_int(0)
+        if driver.cuDeviceGetCount(ctypes.byref(count)) != 0:
+            return None
+        return count.value
+    except AttributeError:
+        return None
 
 
 def _dynet_seed(seed: int | None) -> int:
