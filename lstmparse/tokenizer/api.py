@@ -168,7 +168,8 @@ class Tokenizer:
             form = text[span.start : span.end]
             start, end = paragraph.offset + span.start, paragraph.offset + span.end
             misc = "_" if span.end >= len(text) or text[span.end].isspace() else "SpaceAfter=No"
-            words = self.labeller.splitter.split(form) if span.multiword else [form]
+            splitter = self.labeller.splitter
+            words = splitter.split(form) if splitter.is_multiword(form, span.multiword) else [form]
             first = len(sentence.tokens) + 1
             if len(words) > 1:
                 sentence.lines.append(_line(f"{first}-{first + len(words) - 1}", form, misc))

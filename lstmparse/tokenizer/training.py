@@ -20,6 +20,7 @@ from typing import TextIO
 import dynet as dy
 import numpy as np
 
+from lstmparse.core.model_io import load_model, save_directory
 from lstmparse.core.training import (
     TrainingHooks,
     adam_trainer,
@@ -33,10 +34,10 @@ from lstmparse.errors import InputError
 from lstmparse.io.formats import read_sentences
 from lstmparse.tokenizer.data import Paragraph, paragraphs, spaces_inside_tokens, surface_tokens
 from lstmparse.tokenizer.lexicon import Lexicon, held_out_marks
-from lstmparse.tokenizer.model import CharacterLabeller
+from lstmparse.tokenizer.model import ARCH, CharacterLabeller
 from lstmparse.tokenizer.options import TokenizerOptions
 from lstmparse.tokenizer.segmentation import Span, label_paragraphs, segment, sentences_of
-from lstmparse.tokenizer.words import MultiwordSplitter
+from lstmparse.tokenizer.words import MultiwordLookup, MultiwordSplitter
 
 
 def _labelled_chars(batch: list) -> int:
@@ -44,14 +45,15 @@ def _labelled_chars(batch: list) -> int:
     return sum(sum(label >= 0 for label in labels) for _, labels in batch)
 
 
-def read_paragraphs(path: str) -> tuple[list[Paragraph], MultiwordSplitter]:
-    """A treebank's labelled paragraphs and what its multi-word tokens teach."""
+def read_paragraphs(path: str) -> tuple[list[Paragraph], MultiwordSplitter, MultiwordLookup]:
+    """A treebank's labelled paragraphs and what its multi-word tokens teach (the lookup learned, not set)."""
     sentences = list(read_sentences(path))
     found = list(paragraphs(sentences))
     if not found:
         raise InputError(path, None, "no text to learn tokenization from")
-    multiwords = [(t.form, t.words) for s in sentences for t in surface_tokens(s) if t.is_multiword]
-    return found, MultiwordSplitter.learn(multiwords)
+    tokens = [t for s in sentences for t in surface_tokens(s)]
+    splitter = MultiwordSplitter.learn((t.form, t.words) for t in tokens if t.is_multiword)
+    return found, splitter, MultiwordLookup.learn((t.form, t.is_multiword) for t in tokens)
 
 
 def token_spans(paragraph: Paragraph) -> list[tuple[int, int]]:
@@ -83,9 +85,10 @@ def segmentation_scores(labeller: CharacterLabeller, dev: Sequence[Paragraph]) -
     """Token, multi-word token and sentence F1 of the labeller's segmentation of ``dev``."""
     log_probs = label_paragraphs(labeller, [p.text for p in dev])
     gold_tokens, gold_sentences = spans_of([sentences_of(p.text, p.labels) for p in dev])
+    spaces, joins = labeller.dims.spaces_in_tokens, labeller.joins
     system_tokens, system_sentences = spans_of(
         [
-            segment(p.text, values, labeller.dims.spaces_in_tokens, labeller.joins)
+            decided_multiwords(labeller, p.text, segment(p.text, values, spaces, joins))
             for p, values in zip(dev, log_probs, strict=True)
         ]
     )
@@ -97,11 +100,35 @@ def segmentation_scores(labeller: CharacterLabeller, dev: Sequence[Paragraph]) -
     }
 
 
+def decided_multiwords(labeller: CharacterLabeller, text: str, sentences: list[list[Span]]) -> list[list[Span]]:
+    """A paragraph's token spans with the multi-word decisions that parsing makes (the splitter's lookup's)."""
+    decide = labeller.splitter.is_multiword
+    return [
+        [dataclasses.replace(span, multiword=decide(text[span.start : span.end], span.multiword)) for span in sentence]
+        for sentence in sentences
+    ]
+
+
+def choose_lookup(labeller: CharacterLabeller, lookup: MultiwordLookup, dev: Sequence[Paragraph]) -> dict:
+    """Keep the training tokens' lookup in the labeller's splitter if it raises dev's multi-word token F1.
+
+    Dev decides per treebank (see :class:`MultiwordLookup`); without dev, or with no
+    multi-word tokens in it, the tokenizer's marks stand.  Returns both F1 figures.
+    """
+    labeller.splitter.lookup = None
+    without = segmentation_scores(labeller, dev)["multiword_f1"] if dev else 0.0
+    labeller.splitter.lookup = lookup
+    with_lookup = segmentation_scores(labeller, dev)["multiword_f1"] if dev else 0.0
+    if with_lookup <= without:
+        labeller.splitter.lookup = None
+    return {"dev_multiword_f1_marks": without, "dev_multiword_f1_lookup": with_lookup}
+
+
 def train_tokenizer(options: TokenizerOptions, log: TextIO = sys.stderr) -> dict:
     """Train and write the best tokenizer (dev tokens and sentences) to ``options.model_dir``."""
     started = time.time()
     seed_epoch(options.seed, -1)
-    train, splitter = read_paragraphs(options.train)
+    train, splitter, lookup = read_paragraphs(options.train)
     dev = read_paragraphs(options.dev)[0] if options.dev else []
     spaces = spaces_inside_tokens(train)
     dims = dataclasses.replace(options.dims, spaces_in_tokens=spaces, lexicon=options.dims.lexicon and spaces)
@@ -115,7 +142,33 @@ def train_tokenizer(options: TokenizerOptions, log: TextIO = sys.stderr) -> dict
         f"{labeller.model.parameter_count()} parameters",
         file=log,
     )
-    return train_epochs(TokenizerTraining(labeller, train, dev, options), options, record, -math.inf, log, started)
+    record = train_epochs(TokenizerTraining(labeller, train, dev, options), options, record, -math.inf, log, started)
+    if dev:
+        record["multiword_lookup"] = keep_lookup_if_better(options.model_dir, lookup, dev, log)
+    return record
+
+
+def keep_lookup_if_better(model_dir: str, lookup: MultiwordLookup, dev: Sequence[Paragraph], log: TextIO) -> dict:
+    """The trained tokenizer in ``model_dir`` keeps the training tokens' lookup if dev says so (its files rewritten).
+
+    Only the vocabulary and the training record change: the parameters are written back
+    as they are stored (a half-precision model stays one).
+    """
+    figures = choose_lookup(CharacterLabeller.load(model_dir), lookup, dev)
+    kept = figures["dev_multiword_f1_lookup"] > figures["dev_multiword_f1_marks"]
+    print(
+        f"multi-word tokens on dev: F1 {figures['dev_multiword_f1_marks']:.2f} as the tokenizer marks them, "
+        f"{figures['dev_multiword_f1_lookup']:.2f} with the training tokens' lookup: {'kept' if kept else 'not kept'}",
+        file=log,
+    )
+    figures["kept"] = kept
+    if kept:
+        config, vocab, params = load_model(model_dir, ARCH, "tokenizer")
+        vocab["multiword"]["lookup"] = lookup.to_json()
+        config["training"] = config.get("training", {}) | {"multiword_lookup": figures}
+        stored = {key: value for key, value in config.items() if key not in ("vocab_file", "params_file")}
+        save_directory(model_dir, stored, vocab, params, stored.pop("format_version"))
+    return figures
 
 
 class TokenizerTraining(TrainingHooks):

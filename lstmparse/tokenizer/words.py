@@ -26,6 +26,9 @@ MIN_ENDING_COUNT = 2  # an ending must have closed this many training tokens to 
 MIN_STEM = 2  # characters a rule must leave of a token before what it rewrites or splits off
 BOUND_GROUPS = 1 / 3  # share of training tokens of three words or more above which unseen ones are segmented first
 LONGEST_WORD = 30  # characters: the longest word the segmentation considers
+LOOKUP_ENDING = 8  # characters: the longest token ending the multi-word lookup counts
+LOOKUP_TOKENS = 5  # training tokens an ending must have closed for the lookup to read it
+DECISIVE = 0.75  # share of multi-word (or of one-word) tokens with which an ending decides
 
 
 class MultiwordSplitter:
@@ -38,7 +41,9 @@ class MultiwordSplitter:
         rewrites: list[tuple[str, str, str]] | None = None,
         leaders: list[str] | None = None,
         words: dict[str, int] | None = None,
+        lookup: MultiwordLookup | None = None,
     ) -> None:
+        self.lookup = lookup  # the training tokens' own decisions, where dev showed they help (see the class)
         self.splits = splits  # lower-cased token -> its most frequent words (lower-cased)
         self.endings = sorted(endings, key=len, reverse=True)  # longest first
         # (token ending, first word's ending, second word): the most frequent rule of each token ending
@@ -83,6 +88,10 @@ class MultiwordSplitter:
         bound = dict(word_counts) if groups and several / groups >= BOUND_GROUPS else None
         kept = [ending for ending, count in endings.items() if count >= MIN_ENDING_COUNT]
         return cls(splits, kept, rules, common, bound)
+
+    def is_multiword(self, form: str, marked: bool) -> bool:
+        """Whether a token is a multi-word token: as the tokenizer ``marked`` it, unless the lookup decides."""
+        return marked if self.lookup is None else self.lookup.decide(form, marked)
 
     def split(self, form: str) -> list[str]:
         """The syntactic words of a token that the tokenizer marked as a multi-word token."""
@@ -141,13 +150,83 @@ class MultiwordSplitter:
             data |= {"rewrites": [list(rule) for rule in self.rewrites], "leaders": self.leaders}
         if self.words:
             data["words"] = self.words
+        if self.lookup is not None:
+            data["lookup"] = self.lookup.to_json()
         return data
 
     @classmethod
     def from_json(cls, data: dict) -> MultiwordSplitter:
         rewrites = [(str(a), str(b), str(c)) for a, b, c in data.get("rewrites", [])]
         leaders, words = list(data.get("leaders", [])), dict(data.get("words", {}))
-        return cls(dict(data["splits"]), list(data["endings"]), rewrites, leaders, words)
+        lookup = MultiwordLookup.from_json(data["lookup"]) if "lookup" in data else None
+        return cls(dict(data["splits"]), list(data["endings"]), rewrites, leaders, words, lookup)
+
+
+class MultiwordLookup:
+    """Which tokens the training treebank wrote as multi-word tokens: by form, else by ending.
+
+    The tokenizer marks multi-word tokens from a window of characters, and on a small
+    treebank of a language whose clitics and case endings make them (Tamil TTB: 400
+    sentences, a tenth of the tokens) it misses many: dev token F1 99.1, words 93.1.
+    The treebank itself tells most of them: a token seen in training is what it was
+    there most often; an unseen one follows its longest ending that closed at least
+    ``LOOKUP_TOKENS`` training tokens, if at least ``DECISIVE`` of those went one way
+    (Tamil ``-வும்``: ``and``, a word of its own), else the tokenizer's mark stands.
+    UDPipe 1 decides from the same two sources.  The tokenizer's training keeps the
+    lookup only where it raises dev's multi-word token F1 (:func:`choose_lookup` in
+    ``tokenizer/training.py``), so a language whose context decides better is unchanged.
+    """
+
+    def __init__(self, forms: dict[str, bool], endings: dict[str, bool | None]) -> None:
+        self.forms = forms  # lower-cased training token -> whether it was most often a multi-word token
+        self.endings = endings  # ending -> the decision of its training tokens, None where they disagree
+
+    @classmethod
+    def learn(cls, tokens: Iterable[tuple[str, bool]]) -> MultiwordLookup:
+        """From (token form, whether it is a multi-word token) pairs of the training treebank."""
+        by_form: dict[str, Counter] = defaultdict(Counter)
+        for form, multiword in tokens:
+            by_form[form.lower()][multiword] += 1
+        by_ending: dict[str, Counter] = defaultdict(Counter)
+        for form, counts in by_form.items():
+            for length in range(1, min(LOOKUP_ENDING, len(form) - 1) + 1):
+                by_ending[form[-length:]].update(counts)
+        read = {ending: _decision(counts) for ending, counts in by_ending.items() if counts.total() >= LOOKUP_TOKENS}
+        lookup = cls({}, {})
+        for ending in sorted(read, key=len):  # shortest first: a longer ending falls back on the shorter ones kept
+            if read[ending] != lookup._by_ending(ending):
+                lookup.endings[ending] = read[ending]
+        for form, counts in by_form.items():  # only the forms that their endings would decide otherwise
+            if (counts[True] > counts[False]) != lookup._by_ending(form):
+                lookup.forms[form] = counts[True] > counts[False]
+        return lookup
+
+    def _by_ending(self, lowered: str) -> bool | None:
+        """The decision of the longest ending kept (None: undecided, the tokenizer's mark stands)."""
+        for length in range(min(LOOKUP_ENDING, len(lowered) - 1), 0, -1):
+            if lowered[-length:] in self.endings:
+                return self.endings[lowered[-length:]]
+        return None
+
+    def decide(self, form: str, marked: bool) -> bool:
+        lowered = form.lower()
+        if lowered in self.forms:
+            return self.forms[lowered]
+        decision = self._by_ending(lowered)
+        return marked if decision is None else decision
+
+    def to_json(self) -> dict:
+        return {"forms": self.forms, "endings": self.endings}
+
+    @classmethod
+    def from_json(cls, data: dict) -> MultiwordLookup:
+        return cls(dict(data["forms"]), dict(data["endings"]))
+
+
+def _decision(counts: Counter) -> bool | None:
+    """True or False where a share of at least DECISIVE of the tokens went that way, else None."""
+    share = counts[True] / counts.total()
+    return True if share >= DECISIVE else False if share <= 1 - DECISIVE else None
 
 
 def _cut(form: str, lengths: list[int]) -> list[str]:

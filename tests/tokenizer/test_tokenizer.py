@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -141,16 +142,22 @@ def test_a_context_training_text_never_splits_is_kept_joined_and_one_it_splits_i
 
 
 @pytest.fixture(scope="module")
-def tokenizer(small_treebank, tmp_path_factory):
+def tokenizer_dir(small_treebank, tmp_path_factory) -> Path:
     """A tokenizer trained for two epochs on 200 EWT sentences: crude, but every path runs."""
-    from lstmparse.tokenizer.api import Tokenizer
     from lstmparse.tokenizer.options import TokenizerOptions
     from lstmparse.tokenizer.training import train_tokenizer
 
     model_dir = tmp_path_factory.mktemp("tokenizer") / "m"
     options = TokenizerOptions(train=str(small_treebank["train"]), model_dir=str(model_dir), epochs=2)
     train_tokenizer(options, log=io.StringIO())
-    return Tokenizer.load(model_dir)
+    return model_dir
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tokenizer_dir):
+    from lstmparse.tokenizer.api import Tokenizer
+
+    return Tokenizer.load(tokenizer_dir)
 
 
 def raw_text_of(path: Path) -> str:
@@ -298,3 +305,68 @@ def test_bound_groups_are_segmented_into_their_most_probable_known_words():
     assert toy.split("abcxy") == ["ab", "c", "xy"]  # unseen, cut into seen words
     assert MultiwordSplitter.from_json(toy.to_json()).split("abcxy") == ["ab", "c", "xy"]
     assert not MultiwordSplitter.learn([("don't", ["do", "n't"])] * 3).words  # two-word tokens: no segmentation
+
+
+def test_the_lookup_decides_seen_tokens_by_their_majority_and_unseen_ones_by_a_decisive_ending():
+    from lstmparse.tokenizer.words import LOOKUP_TOKENS, MultiwordLookup
+
+    tokens = [("arasum", True)] * 3 + [("arasum", False)] * 2  # seen: a multi-word token most often
+    tokens += [("nadum", False)] * 4 + [("nadum", True)]  # seen: one word most often
+    tokens += [(f"x{i}vum", True) for i in range(LOOKUP_TOKENS)]  # "-vum" closed multi-word tokens only
+    tokens += [(f"y{i}kum", i % 2 == 0) for i in range(LOOKUP_TOKENS)]  # "-kum": both ways, undecided
+    lookup = MultiwordLookup.learn(tokens)
+    for marked in (True, False):
+        assert lookup.decide("Arasum", marked) is True
+        assert lookup.decide("nadum", marked) is False
+        assert lookup.decide("pazhavum", marked) is True  # unseen, ending "vum"
+        assert lookup.decide("pazhakum", marked) is marked  # "kum" is undecided: the tokenizer's mark stands
+        assert lookup.decide("zzz", marked) is marked  # no ending known
+    rare = MultiwordLookup.learn([(f"q{i}tum", True) for i in range(LOOKUP_TOKENS - 1)])
+    assert rare.decide("qqtum", False) is False  # an ending of too few training tokens decides nothing
+    splitter = MultiwordSplitter({}, [], lookup=lookup)
+    again = MultiwordSplitter.from_json(json.loads(json.dumps(splitter.to_json())))
+    assert [again.is_multiword(f, False) for f in ("arasum", "pazhavum", "pazhakum")] == [True, True, False]
+    assert MultiwordSplitter({}, []).is_multiword("arasum", False) is False  # no lookup: the marks
+
+
+def test_dev_decides_whether_a_tokenizer_keeps_the_lookup(tokenizer_dir, small_treebank, tmp_path):
+    """Kept where it raises dev's multi-word token F1 (then parsing uses it), else the files stay as they were."""
+    import shutil
+
+    from lstmparse.tokenizer.api import Tokenizer
+    from lstmparse.tokenizer.training import keep_lookup_if_better, read_paragraphs
+    from lstmparse.tokenizer.words import MultiwordLookup
+
+    model_dir = tmp_path / "m"
+    shutil.copytree(tokenizer_dir, model_dir)
+    dev = read_paragraphs(str(small_treebank["dev"]))[0]
+    contractions = {"do": "n't", "is": "n't", "ca": "n't", "I": "'m", "it": "'s", "that": "'s"}
+    every_contraction = MultiwordLookup({f"{a}{b}".lower(): True for a, b in contractions.items()}, {})
+    figures = keep_lookup_if_better(str(model_dir), every_contraction, dev, io.StringIO())
+    assert figures["kept"] and figures["dev_multiword_f1_lookup"] > figures["dev_multiword_f1_marks"]
+    kept = Tokenizer.load(model_dir)
+    assert kept.labeller.splitter.lookup is not None
+    (sentence,) = kept.tokenize("It's fine.")
+    assert [t.form for t in sentence.tokens][:2] == ["It", "'s"]
+    no_splits = MultiwordLookup({f"{a}{b}".lower(): False for a, b in contractions.items()}, {})
+    shutil.copytree(tokenizer_dir, tmp_path / "n")
+    before = {p.name: p.read_bytes() for p in (tmp_path / "n").iterdir()}
+    assert not keep_lookup_if_better(str(tmp_path / "n"), no_splits, dev, io.StringIO())["kept"]
+    assert {p.name: p.read_bytes() for p in (tmp_path / "n").iterdir()} == before
+
+
+def test_training_with_a_dev_set_tries_the_lookup_and_records_both_figures(small_treebank, tmp_path):
+    from lstmparse.tokenizer.api import Tokenizer
+    from lstmparse.tokenizer.options import TokenizerOptions
+    from lstmparse.tokenizer.training import train_tokenizer
+
+    options = TokenizerOptions(
+        train=str(small_treebank["train"]), dev=str(small_treebank["dev"]), model_dir=str(tmp_path / "m"), epochs=1
+    )
+    log = io.StringIO()
+    record = train_tokenizer(options, log=log)
+    figures = record["multiword_lookup"]
+    assert set(figures) == {"dev_multiword_f1_marks", "dev_multiword_f1_lookup", "kept"}
+    assert figures["kept"] == (figures["dev_multiword_f1_lookup"] > figures["dev_multiword_f1_marks"])
+    assert "multi-word tokens on dev" in log.getvalue()
+    assert (Tokenizer.load(tmp_path / "m").labeller.splitter.lookup is not None) == figures["kept"]
