@@ -79,15 +79,19 @@ def main() -> None:
 
 def run_row(args, row: str) -> dict:
     """One row in a fresh process, with this process's core pinning and environment."""
-    command = [sys.executable, __file__, "--worker", row, "--device", args.device, "--out", args.out]
-    command += ["--ewt", args.ewt, "--gum", args.gum, "--train-sentences", str(args.train_sentences)]
-    command += ["--dev-sentences", str(args.dev_sentences), "--beam-trees", str(args.beam_trees)]
-    if args.cross:
-        command += ["--cross", args.cross]
     print(f"{args.device}: {row}", file=sys.stderr, flush=True)
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        return {"failed": result.stderr.strip().splitlines()[-20:]}
+    extra = ["--train-sentences", str(args.train_sentences), "--beam-trees", str(args.beam_trees)]
+    try:
+        return _worker(args, row, extra + (["--cross", args.cross] if args.cross else []))
+    except subprocess.CalledProcessError as failure:
+        return {"failed": failure.stderr.strip().splitlines()[-20:]}
+
+
+def _worker(args, row: str, extra: list[str]) -> dict:
+    """This script as a worker process for ``row``: the figures it prints last, as JSON."""
+    command = [sys.executable, __file__, "--worker", row, "--device", args.device, "--out", args.out]
+    command += ["--ewt", args.ewt, "--gum", args.gum, "--dev-sentences", str(args.dev_sentences), *extra]
+    result = subprocess.run(command, capture_output=True, text=True, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -111,6 +115,7 @@ def run_worker(args, out: Path) -> dict:
 
 
 def parse_stacklstm(args, out: Path) -> dict:
+    from lstmparse.io.document import sentences_text
     from lstmparse.io.formats import read_treebank
     from lstmparse.scoring.evaluation import score_sentences
     from lstmparse.stacklstm.api import Parser
@@ -122,7 +127,7 @@ def parse_stacklstm(args, out: Path) -> dict:
         parsed, seconds = _timed(lambda batch=batch: list(parser.parse(gold, batch_size=batch)))
         figures[f"batch{batch}_sentences_per_second"] = round(len(gold) / seconds, 1)
         figures[f"batch{batch}_LAS"] = round(score_sentences(gold, parsed).las, 2)
-        _write(out / f"en_ewt.test.batch{batch}.conllu", "".join(s.to_conllu() + "\n" for s in parsed))
+        _write(out / f"en_ewt.test.batch{batch}.conllu", sentences_text(parsed))
     return {**figures, "peak_rss_mib": _rss_mib()}
 
 
@@ -172,23 +177,20 @@ def train_row(args, out: Path, row: str) -> dict:
 
 def parse_dev_in_process(args, model: Path, prefix: Path, arch: str) -> dict:
     """``parse_dev`` in its own process: DyNet is configured there for this device."""
-    command = [sys.executable, __file__, "--worker", f"dev-{arch}", "--device", args.device, "--out", args.out]
-    command += ["--ewt", args.ewt, "--gum", args.gum, "--dev-sentences", str(args.dev_sentences)]
-    command += ["--model", str(model), "--prefix", str(prefix)]
-    result = subprocess.run(command, capture_output=True, text=True, check=True)
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return _worker(args, f"dev-{arch}", ["--model", str(model), "--prefix", str(prefix)])
 
 
 def parse_dev(args, model: Path, prefix: Path, arch: str) -> dict:
     """The dev slice parsed by ``model``; written beside ``prefix`` for --compare."""
     if arch == "stacklstm":
+        from lstmparse.io.document import sentences_text
         from lstmparse.io.formats import read_treebank
         from lstmparse.stacklstm.api import Parser
 
         gold = read_treebank(str(Path(args.ewt) / "dev.conllu"))[: args.dev_sentences]
         parser = Parser.load(str(model))
         parsed, seconds = _timed(lambda: list(parser.parse(gold)))
-        _write(prefix.with_suffix(".dev.conllu"), "".join(s.to_conllu() + "\n" for s in parsed))
+        _write(prefix.with_suffix(".dev.conllu"), sentences_text(parsed))
     else:
         from lstmparse.io.ptb import read_ptb
         from lstmparse.seq2seq.api import ConstituencyParser

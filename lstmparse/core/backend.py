@@ -116,10 +116,8 @@ def _require_gpu() -> None:
     nothing catches: the process aborts.  So the driver is asked first (``gpu_count``),
     and DyNet is started only where it answers with a GPU.
     """
-    if _cuda_build():
-        found = gpu_count()
-        if found == 0:
-            raise ConfigurationError(NO_GPU)
+    if _cuda_build() and gpu_count() == 0:
+        raise ConfigurationError(NO_GPU)
     import dynet
 
     if not any(device.decode().startswith("GPU") for device in dynet.available_devices()):

@@ -20,7 +20,7 @@ from typing import TextIO
 import dynet as dy
 import numpy as np
 
-from lstmparse.core.model_io import load_model, save_directory
+from lstmparse.core.model_io import update_vocab
 from lstmparse.core.training import (
     TrainingHooks,
     adam_trainer,
@@ -34,7 +34,7 @@ from lstmparse.errors import InputError
 from lstmparse.io.formats import read_sentences
 from lstmparse.tokenizer.data import Paragraph, paragraphs, spaces_inside_tokens, surface_tokens
 from lstmparse.tokenizer.lexicon import Lexicon, held_out_marks
-from lstmparse.tokenizer.model import ARCH, CharacterLabeller
+from lstmparse.tokenizer.model import CharacterLabeller
 from lstmparse.tokenizer.options import TokenizerOptions
 from lstmparse.tokenizer.segmentation import Span, label_paragraphs, segment, sentences_of
 from lstmparse.tokenizer.words import MultiwordLookup, MultiwordSplitter
@@ -83,14 +83,23 @@ def spans_of(segmentations: Sequence[list[list[Span]]]) -> tuple[set, set]:
 
 def segmentation_scores(labeller: CharacterLabeller, dev: Sequence[Paragraph]) -> dict[str, float]:
     """Token, multi-word token and sentence F1 of the labeller's segmentation of ``dev``."""
+    return scores_of(labeller, dev, segmented(labeller, dev))
+
+
+def segmented(labeller: CharacterLabeller, dev: Sequence[Paragraph]) -> list[list[list[Span]]]:
+    """Each dev paragraph's sentences as the network segments them (multi-word tokens as it marks them)."""
     log_probs = label_paragraphs(labeller, [p.text for p in dev])
-    gold_tokens, gold_sentences = spans_of([sentences_of(p.text, p.labels) for p in dev])
     spaces, joins = labeller.dims.spaces_in_tokens, labeller.joins
+    return [segment(p.text, values, spaces, joins) for p, values in zip(dev, log_probs, strict=True)]
+
+
+def scores_of(
+    labeller: CharacterLabeller, dev: Sequence[Paragraph], segmentations: list[list[list[Span]]]
+) -> dict[str, float]:
+    """F1 of ``segmentations`` of ``dev``, with the multi-word decisions of the labeller's splitter."""
+    gold_tokens, gold_sentences = spans_of([sentences_of(p.text, p.labels) for p in dev])
     system_tokens, system_sentences = spans_of(
-        [
-            decided_multiwords(labeller, p.text, segment(p.text, values, spaces, joins))
-            for p, values in zip(dev, log_probs, strict=True)
-        ]
+        [decided_multiwords(labeller, p.text, found) for p, found in zip(dev, segmentations, strict=True)]
     )
     multiword = {t for t in gold_tokens if t[1].multiword}, {t for t in system_tokens if t[1].multiword}
     return {
@@ -113,12 +122,14 @@ def choose_lookup(labeller: CharacterLabeller, lookup: MultiwordLookup, dev: Seq
     """Keep the training tokens' lookup in the labeller's splitter if it raises dev's multi-word token F1.
 
     Dev decides per treebank (see :class:`MultiwordLookup`); without dev, or with no
-    multi-word tokens in it, the tokenizer's marks stand.  Returns both F1 figures.
+    multi-word tokens in it, the tokenizer's marks stand.  The network segments dev
+    once: the lookup changes only which of its tokens are multi-word.  Returns both F1 figures.
     """
+    found = segmented(labeller, dev) if dev else []
     labeller.splitter.lookup = None
-    without = segmentation_scores(labeller, dev)["multiword_f1"] if dev else 0.0
+    without = scores_of(labeller, dev, found)["multiword_f1"]
     labeller.splitter.lookup = lookup
-    with_lookup = segmentation_scores(labeller, dev)["multiword_f1"] if dev else 0.0
+    with_lookup = scores_of(labeller, dev, found)["multiword_f1"]
     if with_lookup <= without:
         labeller.splitter.lookup = None
     return {"dev_multiword_f1_marks": without, "dev_multiword_f1_lookup": with_lookup}
@@ -154,8 +165,9 @@ def keep_lookup_if_better(model_dir: str, lookup: MultiwordLookup, dev: Sequence
     Only the vocabulary and the training record change: the parameters are written back
     as they are stored (a half-precision model stays one).
     """
-    figures = choose_lookup(CharacterLabeller.load(model_dir), lookup, dev)
-    kept = figures["dev_multiword_f1_lookup"] > figures["dev_multiword_f1_marks"]
+    labeller = CharacterLabeller.load(model_dir)
+    figures = choose_lookup(labeller, lookup, dev)
+    kept = labeller.splitter.lookup is not None
     print(
         f"multi-word tokens on dev: F1 {figures['dev_multiword_f1_marks']:.2f} as the tokenizer marks them, "
         f"{figures['dev_multiword_f1_lookup']:.2f} with the training tokens' lookup: {'kept' if kept else 'not kept'}",
@@ -163,11 +175,7 @@ def keep_lookup_if_better(model_dir: str, lookup: MultiwordLookup, dev: Sequence
     )
     figures["kept"] = kept
     if kept:
-        config, vocab, params = load_model(model_dir, ARCH, "tokenizer")
-        vocab["multiword"]["lookup"] = lookup.to_json()
-        config["training"] = config.get("training", {}) | {"multiword_lookup": figures}
-        stored = {key: value for key, value in config.items() if key not in ("vocab_file", "params_file")}
-        save_directory(model_dir, stored, vocab, params, stored.pop("format_version"))
+        update_vocab(model_dir, {"multiword": labeller.splitter.to_json()}, {"multiword_lookup": figures})
     return figures
 
 
