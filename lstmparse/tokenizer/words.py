@@ -11,9 +11,10 @@ as in Tamil: a token ending ``க்கும்`` is words ending ``க்க�
 failing that, known first words of tokens that their words spell are split off
 from the front, one after another.  Where a third or more of the training tokens
 are three words or more (Coptic bound groups: ``ⲉⲣϣⲁⲛ`` + ``ⲧ`` + ``ⲃⲁϣⲟⲣ``), an
-unseen token is first cut into the most probable sequence of words seen in such
-tokens (a unigram model of their frequencies).  A token that no rule splits stays
-one word.
+unseen token is first cut by a model of such groups learned from training's
+(:mod:`lstmparse.tokenizer.bound_groups`; tokenizers trained before 2026-11-27 cut it into the
+most probable sequence of words seen in such tokens, a unigram model of their
+frequencies).  A token that no rule splits stays one word.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+
+from lstmparse.tokenizer.bound_groups import BoundGroupSegmenter
 
 MIN_ENDING_COUNT = 2  # an ending must have closed this many training tokens to split unseen ones
 MIN_STEM = 2  # characters a rule must leave of a token before what it rewrites or splits off
@@ -42,6 +45,7 @@ class MultiwordSplitter:
         leaders: list[str] | None = None,
         words: dict[str, int] | None = None,
         lookup: MultiwordLookup | None = None,
+        bound_groups: BoundGroupSegmenter | None = None,
     ) -> None:
         self.lookup = lookup  # the training tokens' own decisions, where dev showed they help (see the class)
         self.splits = splits  # lower-cased token -> its most frequent words (lower-cased)
@@ -49,7 +53,8 @@ class MultiwordSplitter:
         # (token ending, first word's ending, second word): the most frequent rule of each token ending
         self.rewrites = sorted(rewrites or [], key=lambda rule: len(rule[0]), reverse=True)
         self.leaders = sorted(leaders or [], key=len, reverse=True)  # first words of tokens their words spell
-        self.words = dict(words or {})  # bound-group treebanks: the words of spelled tokens, with their counts
+        self.bound_groups = bound_groups  # bound-group treebanks: how to cut an unseen group
+        self.words = dict(words or {})  # the same, in older models: the words of groups, with their counts
         total = sum(self.words.values())
         self.log_probs = {word: math.log(count / total) for word, count in self.words.items()} if total else {}
 
@@ -60,7 +65,7 @@ class MultiwordSplitter:
         endings: Counter = Counter()
         rewrites: dict[str, Counter] = defaultdict(Counter)
         leaders: Counter = Counter()
-        word_counts: Counter = Counter()
+        spelled_groups: list[tuple[str, list[str]]] = []
         groups = several = 0
         for form, words in tokens:
             lowered = [word.lower() for word in words]
@@ -71,7 +76,7 @@ class MultiwordSplitter:
                 endings[lowered[-1]] += 1
             if spelled and len(words) >= 2:
                 leaders[lowered[0]] += 1
-                word_counts.update(lowered)
+                spelled_groups.append((token, lowered))
             groups += 1
             several += len(words) >= 3
             if not spelled and len(words) == 2:
@@ -85,9 +90,11 @@ class MultiwordSplitter:
             if counter.most_common(1)[0][1] >= MIN_ENDING_COUNT
         ]
         common = [word for word, count in leaders.items() if count >= MIN_ENDING_COUNT]
-        bound = dict(word_counts) if groups and several / groups >= BOUND_GROUPS else None
+        bound = None
+        if groups and several / groups >= BOUND_GROUPS:
+            bound = BoundGroupSegmenter.learn((form, words) for form, words in spelled_groups)
         kept = [ending for ending, count in endings.items() if count >= MIN_ENDING_COUNT]
-        return cls(splits, kept, rules, common, bound)
+        return cls(splits, kept, rules, common, bound_groups=bound)
 
     def is_multiword(self, form: str, marked: bool) -> bool:
         """Whether a token is a multi-word token: as the tokenizer ``marked`` it, unless the lookup decides."""
@@ -107,8 +114,8 @@ class MultiwordSplitter:
 
     def _unseen(self, lowered: str) -> list[str] | None:
         """The words of a token not seen in training, by the first rule that applies (None: none does)."""
-        if self.log_probs:
-            segmented = self._segmented(lowered)
+        if self.bound_groups is not None or self.log_probs:
+            segmented = self.bound_groups.segment(lowered) if self.bound_groups else self._segmented(lowered)
             if segmented is not None and len(segmented) > 1:
                 return segmented
         ending = next((e for e in self.endings if lowered.endswith(e) and len(lowered) > len(e)), None)
@@ -128,7 +135,10 @@ class MultiwordSplitter:
         return [*words, rest] if words else None
 
     def _segmented(self, lowered: str) -> list[str] | None:
-        """The most probable cut of a token into known words (Viterbi over a unigram model), or None."""
+        """The most probable cut of a token into known words (Viterbi over a unigram model), or None.
+
+        Tokenizers trained before 2026-11-27 cut unseen bound groups so (newer ones: :attr:`bound_groups`).
+        """
         scores = [0.0] + [-math.inf] * len(lowered)  # the best log-probability of each prefix
         starts = [0] * (len(lowered) + 1)  # where the last word of that best prefix starts
         for end in range(1, len(lowered) + 1):
@@ -150,6 +160,8 @@ class MultiwordSplitter:
             data |= {"rewrites": [list(rule) for rule in self.rewrites], "leaders": self.leaders}
         if self.words:
             data["words"] = self.words
+        if self.bound_groups is not None:
+            data["bound_groups"] = self.bound_groups.to_json()
         if self.lookup is not None:
             data["lookup"] = self.lookup.to_json()
         return data
@@ -159,7 +171,8 @@ class MultiwordSplitter:
         rewrites = [(str(a), str(b), str(c)) for a, b, c in data.get("rewrites", [])]
         leaders, words = list(data.get("leaders", [])), dict(data.get("words", {}))
         lookup = MultiwordLookup.from_json(data["lookup"]) if "lookup" in data else None
-        return cls(dict(data["splits"]), list(data["endings"]), rewrites, leaders, words, lookup)
+        bound = BoundGroupSegmenter.from_json(data["bound_groups"]) if "bound_groups" in data else None
+        return cls(dict(data["splits"]), list(data["endings"]), rewrites, leaders, words, lookup, bound)
 
 
 class MultiwordLookup:
