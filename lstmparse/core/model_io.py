@@ -22,7 +22,7 @@ import sys
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -429,16 +429,18 @@ def upgrade_directory(directory: str | Path, named: dict) -> None:
     save_directory(directory, stored, vocab, renamed)
 
 
-def update_vocab(directory: str | Path, entries: dict, training: dict) -> None:
-    """Replace entries of a model's vocabulary and add to its training record; the parameters stay as stored.
+def update_vocab(directory: str | Path, entries: dict, training: dict, drop: Iterable[str] = ()) -> None:
+    """Replace entries of a model's vocabulary (and ``drop`` others) and add to its training record; the
+    parameters stay as stored.
 
     For what a trained model learns after training from data alone (a tokenizer's
-    multi-word lookup): a half-precision model stays one.
+    multi-word lookup, a tagger's seen analyses): a half-precision model stays one.
     """
     config, vocab, params = load_directory(directory)
     stored = {key: value for key, value in config.items() if key not in ("format_version", "vocab_file", "params_file")}
     stored["training"] = stored.get("training", {}) | training
-    save_directory(directory, stored, vocab | entries, params, config["format_version"])
+    kept = {name: value for name, value in vocab.items() if name not in set(drop)}
+    save_directory(directory, stored, kept | entries, params, config["format_version"])
 
 
 def update_config(directory: str | Path, updates: dict) -> None:

@@ -4,7 +4,9 @@ Sentences are encoded in groups of equal length, each group one dense batched
 graph (no padding, so a sentence's tags never depend on what else is in the
 batch); training and tagging run the same code.  With lemmas, one more output
 layer picks each word's lemma rule (``tagger/lemmas.py``); a form seen in
-training with the predicted UPOS takes its training lemma instead.
+training with the predicted UPOS takes its training lemma instead.  Where training
+kept the dictionary of seen analyses (``tagger/analyses.py``), such a form also takes
+the best-scored of the FEATS it had with that UPOS.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from lstmparse.layers import transduce
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
 from lstmparse.layers.tables import table_rows, word_table
+from lstmparse.tagger.analyses import SeenAnalyses
 from lstmparse.tagger.features import (
     ABSENT,
     PREFIX,
@@ -37,6 +40,7 @@ from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
 ARCH = "tagger"
 LEMMA_LOOKUP = "lemma_lookup"  # the vocabulary file's entry for the (form, UPOS) -> lemma table
 FEATURES_BY_UPOS = "features_by_upos"  # the vocabulary file's entry for the feature names each UPOS takes
+SEEN_ANALYSES = "seen_analyses"  # the vocabulary file's entry for the form -> UPOS -> FEATS dictionary
 FEATS_FROM = ("string", "features", "likelier")  # what fills FEATS in a tagger with per-feature outputs
 FEATS_FROM_DEFAULT = "likelier"  # measured: docs in models/README.md (tagger levers across languages)
 PICTOGRAPH_PARTS = {"\u200d", "\ufe0e", "\ufe0f"}  # the joiner and variation selectors inside emoji sequences
@@ -95,6 +99,7 @@ class Tagger:
         }
         self.dropout = 0.0
         self.training_record: dict = {}
+        self.analyses: SeenAnalyses | None = None  # kept by training where dev says it helps (tagger/analyses.py)
 
     def _output_input_dim(self, column: str) -> int:
         """The lemma layer also reads the word's own character vector: lemma rules are mostly about its ending."""
@@ -221,8 +226,12 @@ class Tagger:
             for k, best in enumerate(values.argmax(axis=0)):
                 predicted[k % size][column][k // size] = strings[best]
             scores[column] = values
+        string_log_probs = _log_softmax(scores["feats"])
+        feature_log_probs = {}
         if self.features and self.feats_from != "string":
-            self._predict_features(size, length, hidden, predicted, _log_softmax(scores["feats"]).max(axis=0))
+            feature_log_probs = self._predict_features(size, length, hidden, predicted, string_log_probs.max(axis=0))
+        if self.analyses is not None:
+            self._seen_analyses(group, predicted, string_log_probs, feature_log_probs)
         self._unknown_pictographs_as_symbols(group, predicted)
         if LEMMA in self.outputs:
             self._predict_lemmas(group, lemma_input, predicted)
@@ -244,23 +253,24 @@ class Tagger:
 
     def _predict_features(
         self, size: int, length: int, hidden: dy.Expression, predicted: list, string_log_probs: np.ndarray
-    ) -> None:
+    ) -> dict[str, np.ndarray]:
         """FEATS joined from each feature's best value, keeping the features the predicted UPOS takes.
 
         With ``feats_from`` "likelier", a word keeps the whole-string output's FEATS
         unless the features' joint log-probability (the sum of each feature's, ``_``
-        for a feature the UPOS does not take) beats that string's.
+        for a feature the UPOS does not take) beats that string's.  Returns each
+        feature output's (values x words) log-probabilities.
         """
         words = size * length
         none = np.zeros(len(self.features), dtype=bool)
         upos = [predicted[k % size]["upos"][k // size] for k in range(words)]
         taken = np.stack([self.feature_masks.get(tag, none) for tag in upos], axis=1)  # (features x words)
-        best, joint = {}, np.zeros(words, dtype=np.float32)
+        best, joint, every = {}, np.zeros(words, dtype=np.float32), {}
         for name, takes in zip(self.features, taken, strict=True):
             values = self.column_scores(name, hidden).npvalue().reshape(len(self.vocabs[name]), words)
             values[0] = -np.inf  # never the unknown value
             chosen, feature = values.argmax(axis=0), name[len(PREFIX) :]
-            log_probs = _log_softmax(values)
+            log_probs = every[name] = _log_softmax(values)
             joint += np.where(takes, log_probs[chosen, np.arange(words)], log_probs[self.vocabs[name].get(ABSENT)])
             strings = self.vocabs[name].strings
             best[feature] = [strings[v] if kept else ABSENT for v, kept in zip(chosen, takes, strict=True)]
@@ -268,6 +278,34 @@ class Tagger:
             if self.feats_from == "likelier" and joint[k] <= string_log_probs[k]:
                 continue
             predicted[k % size]["feats"][k // size] = joined_features({f: values[k] for f, values in best.items()})
+        return every
+
+    def _seen_analyses(
+        self, group: Sequence[Sequence[str]], predicted: list, string_log_probs: np.ndarray, feature_log_probs: dict
+    ) -> None:
+        """A word seen in training with its predicted UPOS takes the best-scored of the FEATS it had with it."""
+        assert self.analyses is not None
+        size = len(group)
+        for k in range(size * len(group[0])):
+            tags, j = predicted[k % size], k // size
+            candidates = self.analyses.candidates(group[k % size][j], tags["upos"][j])
+            if candidates and candidates != [tags["feats"][j]]:
+                tags["feats"][j] = max(
+                    candidates, key=lambda feats: self._analysis_score(feats, k, string_log_probs, feature_log_probs)
+                )
+
+    def _analysis_score(self, feats: str, k: int, string_log_probs: np.ndarray, feature_log_probs: dict) -> float:
+        """The network's log-probability of word ``k``'s FEATS being ``feats``, as ``feats_from`` reads FEATS."""
+        string_id = self.vocabs["feats"].get(feats)
+        string_score = float(string_log_probs[string_id, k]) if string_id else -np.inf
+        if not feature_log_probs:
+            return string_score
+        values = split_features(feats)
+        joint = 0.0
+        for name in self.features:
+            value_id = self.vocabs[name].get(values.get(name[len(PREFIX) :], ABSENT))
+            joint += float(feature_log_probs[name][value_id, k]) if value_id else -np.inf
+        return joint if self.feats_from == "features" else max(joint, string_score)
 
     def _predict_lemmas(self, group: Sequence[Sequence[str]], lemma_input: dy.Expression, predicted: list) -> None:
         """Each word's training lemma for its form and predicted UPOS, else its best rule that applies.
@@ -298,6 +336,8 @@ class Tagger:
             vocab[LEMMA_LOOKUP] = self.lemma_lookup.to_json()
         if self.dims.factored_feats:
             vocab[FEATURES_BY_UPOS] = {upos: sorted(names) for upos, names in self.allowed_features.items()}
+        if self.analyses is not None:
+            vocab[SEEN_ANALYSES] = self.analyses.to_json()
         record = training if training is not None else self.training_record
         save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
 
@@ -307,11 +347,13 @@ class Tagger:
         with model_contents(directory):
             lookup = LemmaLookup.from_json(vocab.pop(LEMMA_LOOKUP, {}))
             allowed = vocab.pop(FEATURES_BY_UPOS, {})
+            analyses = vocab.pop(SEEN_ANALYSES, None)
             vocabs = {name: Vocabulary.from_json(v) for name, v in vocab.items()}
             frozen = params if config["format_version"] >= 2 else None  # format 1 names tables otherwise
             tagger = cls(vocabs, TaggerDimensions(**config["dims"]), lookup, frozen, allowed)
         assign_values(tagger.model, tagger.named_parameters(), params, config["format_version"])
         tagger.training_record = config.get("training", {})
+        tagger.analyses = SeenAnalyses.from_json(analyses) if analyses is not None else None
         return tagger
 
 

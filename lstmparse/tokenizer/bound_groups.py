@@ -28,6 +28,9 @@ FOLDS = 5  # vocabulary folds while learning
 NEW_WORD = 20  # characters: the longest word not seen in training that a cut may hold (12: 82.8 %, 20: 83.7 %)
 LONGEST_WORD = 30  # characters: the longest known word a cut may hold
 DIGITS = 3  # decimals kept of each weight
+# characters: a longer token is left whole (Coptic's longest group has 20; a cut costs about 3 ms a character,
+# so a run of thousands of characters marked as one token would stall the tokenizer)
+LONGEST_GROUP = 64
 
 
 class BoundGroupSegmenter:
@@ -56,7 +59,10 @@ class BoundGroupSegmenter:
         return cls(perceptron.averaged(), dict(counts))
 
     def segment(self, lowered: str) -> list[str]:
-        """The best cut of a lower-cased token into words (the token itself where one word scores best)."""
+        """The best cut of a lower-cased token into words (the token itself where one word scores best or where
+        it is longer than any group could be)."""
+        if len(lowered) > LONGEST_GROUP:
+            return [lowered]
         return _best_cut(lowered, self.weights, self.counts)
 
     def to_json(self) -> dict:

@@ -92,7 +92,7 @@ class MultiwordSplitter:
         common = [word for word, count in leaders.items() if count >= MIN_ENDING_COUNT]
         bound = None
         if groups and several / groups >= BOUND_GROUPS:
-            bound = BoundGroupSegmenter.learn((form, words) for form, words in spelled_groups)
+            bound = BoundGroupSegmenter.learn(spelled_groups)
         kept = [ending for ending, count in endings.items() if count >= MIN_ENDING_COUNT]
         return cls(splits, kept, rules, common, bound_groups=bound)
 
@@ -114,10 +114,13 @@ class MultiwordSplitter:
 
     def _unseen(self, lowered: str) -> list[str] | None:
         """The words of a token not seen in training, by the first rule that applies (None: none does)."""
-        if self.bound_groups is not None or self.log_probs:
-            segmented = self.bound_groups.segment(lowered) if self.bound_groups else self._segmented(lowered)
-            if segmented is not None and len(segmented) > 1:
-                return segmented
+        segmented = None
+        if self.bound_groups is not None:
+            segmented = self.bound_groups.segment(lowered)
+        elif self.log_probs:
+            segmented = self._segmented(lowered)
+        if segmented is not None and len(segmented) > 1:
+            return segmented
         ending = next((e for e in self.endings if lowered.endswith(e) and len(lowered) > len(e)), None)
         if ending is not None:
             return [lowered[: -len(ending)], ending]

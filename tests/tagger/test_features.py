@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import json
+import shutil
 
 import dynet as dy
 import numpy as np
@@ -108,3 +110,61 @@ def test_a_factored_tagger_saves_and_loads_its_features(hungarian, tmp_path):
         for feats, upos in zip(tags["feats"], tags["upos"], strict=True):
             assert set(split_features(feats)) <= loaded.allowed_features.get(upos, set())
             assert joined_features(split_features(feats)) == feats
+
+
+def test_a_seen_word_takes_the_best_scored_of_the_analyses_it_had_and_an_unseen_one_the_networks():
+    from lstmparse.tagger.analyses import SeenAnalyses
+
+    sentences = sentences_from_text(TRAINING)
+    tagger = Tagger.from_sentences(sentences, TaggerDimensions(factored_feats=True, hidden=8, chars=8))
+    upos_weights, upos_bias = tagger.outputs["upos"]
+    upos_weights.set_value(np.zeros(upos_weights.shape(), dtype=np.float32))
+    bias = np.zeros(upos_bias.shape(), dtype=np.float32)
+    bias[tagger.vocabs["upos"].get("NOUN")] = 10.0
+    upos_bias.set_value(bias)
+    for feature, value in {"Case": "Nom", "Number": "Plur", "Tense": ABSENT}.items():
+        favour(tagger, feature, value)
+    tagger.feats_from = "features"
+    dy.renew_cg()
+    assert tag_all(tagger, [["dogs", "sleep"]])[0]["feats"] == ["Case=Nom|Number=Plur"] * 2
+    seen = [("dogs", "NOUN", "Case=Nom"), ("dogs", "NOUN", "Case=Nom"), ("dogs", "NOUN", "Number=Plur")]
+    seen += [("cats", "NOUN", "Number=Plur"), ("cats", "NOUN", "Number=Plur"), ("cats", "NOUN", "Case=Nom|Number=Plur")]
+    tagger.analyses = SeenAnalyses.learn(seen)
+    assert tagger.analyses.candidates("dogs", "NOUN") == ["Case=Nom", "Number=Plur"]  # most frequent first
+    assert tagger.analyses.candidates("dogs", "VERB") == [] and tagger.analyses.candidates("rats", "NOUN") == []
+    dy.renew_cg()
+    # dogs: its two analyses each miss one sure feature (a tie: the more frequent); cats: its rarer analysis is
+    # the network's; sleep, unseen: the network's own combination
+    expected = ["Case=Nom", "Case=Nom|Number=Plur", "Case=Nom|Number=Plur"]
+    assert tag_all(tagger, [["dogs", "cats", "sleep"]])[0]["feats"] == expected
+    favour(tagger, "Case", ABSENT)  # now Number=Plur alone is sure
+    dy.renew_cg()
+    assert tag_all(tagger, [["dogs", "cats", "sleep"]])[0]["feats"] == ["Number=Plur"] * 3
+    tagger.analyses = None  # without the dictionary, the network's own everywhere
+    favour(tagger, "Case", "Nom")
+    dy.renew_cg()
+    assert tag_all(tagger, [["dogs", "cats"]])[0]["feats"] == ["Case=Nom|Number=Plur"] * 2
+    learned = SeenAnalyses.learn(seen)
+    assert SeenAnalyses.from_json(json.loads(json.dumps(learned.to_json()))).table == learned.table
+
+
+def test_training_keeps_the_seen_analyses_only_where_dev_feats_rise(small_tagger, small_treebank, tmp_path):
+    from lstmparse.tagger.model import SEEN_ANALYSES
+    from lstmparse.tagger.training import keep_analyses_if_better, read_tagged
+
+    loaded, _ = small_tagger
+    train = read_tagged(str(small_treebank["train"]))
+    model_dir = tmp_path / "m"
+    shutil.copytree(loaded.source, model_dir)
+    never = read_tagged(str(small_treebank["dev"]))
+    for sentence in never:  # analyses no training word ever had: the dictionary can only lose
+        for token in sentence.tokens:
+            token.feats = "Foo=Bar"
+    figures = keep_analyses_if_better(str(model_dir), train, never, io.StringIO())
+    assert not figures["kept"] and Tagger.load(str(model_dir)).analyses is None
+    figures = keep_analyses_if_better(str(model_dir), train, train[:100], io.StringIO())  # words seen as they were
+    assert figures["kept"] and figures["dev_feats_seen_analyses"] >= figures["dev_feats"] + 0.2
+    kept = Tagger.load(str(model_dir))
+    assert kept.analyses is not None and kept.analyses.candidates("the", "DET")
+    vocab_file = next(model_dir.glob("vocab-*.json"))
+    assert SEEN_ANALYSES in json.loads(vocab_file.read_text(encoding="utf-8"))

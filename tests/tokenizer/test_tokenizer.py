@@ -321,6 +321,8 @@ def test_an_unseen_bound_group_keeps_its_new_stem_whole():
     again = BoundGroupSegmenter.from_json(json.loads(json.dumps(segmenter.to_json())))
     assert [again.segment(form) for form, _ in unseen] == [segmenter.segment(form) for form, _ in unseen]
     assert BoundGroupSegmenter.learn(train).weights == segmenter.weights  # learning is deterministic
+    endless = "abe" * 5000  # far longer than any group: left whole at once, not cut in minutes
+    assert segmenter.segment(endless) == [endless]
 
 
 def test_a_treebank_of_bound_groups_learns_their_segmenter_and_others_do_not():
