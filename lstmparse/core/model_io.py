@@ -430,8 +430,7 @@ def upgrade_directory(directory: str | Path, named: dict) -> None:
 
 
 def update_vocab(directory: str | Path, entries: dict, training: dict, drop: Iterable[str] = ()) -> None:
-    """Replace entries of a model's vocabulary (and ``drop`` others) and add to its training record; the
-    parameters stay as stored.
+    """Replace entries of a model's vocabulary, ``drop`` others, add to its training record; parameters as stored.
 
     For what a trained model learns after training from data alone (a tokenizer's
     multi-word lookup, a tagger's seen analyses): a half-precision model stays one.
