@@ -1,4 +1,4 @@
-"""``lstmparse ensemble``: several seq2seq or stack-LSTM models decoded as one (the mean of their distributions)."""
+"""``lstmparse ensemble``: seq2seq, stack-LSTM or tagger models used as one (the mean of their distributions)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,16 @@ from lstmparse.cli.common import MODEL, clean_errors
 @click.option("--overwrite", is_flag=True, help="replace a model already in --output")
 @clean_errors
 def ensemble(models, output, overwrite) -> None:
-    """Write an ensemble of MODELS to --output: seq2seq constituency models, or stack-LSTM dependency parsers,
-    trained on one treebank (e.g. with other seeds; parsers with one transition system).
+    """Write an ensemble of MODELS to --output: seq2seq constituency models, stack-LSTM dependency parsers
+    or taggers, trained on one treebank (e.g. with other seeds; parsers with one transition system).
 
     The output directory holds a manifest naming the members (relative paths; they
-    may be inside it), and parses like a model: lstmparse parse --model OUTPUT
-    (greedy, --beam, --kbest, --jobs; a pipeline's manifest may name it as its parser).
-    Each step follows the mean of the members' next-token or next-action
-    distributions: more accurate than each member, and as slow as all of them together.
+    may be inside it), and parses or tags like a model: lstmparse parse --model OUTPUT
+    (greedy, --beam, --kbest, --jobs; a pipeline's manifest may name it as its parser
+    or its tagger). Each step follows the mean of the members' next-token or
+    next-action distributions, and a tagger ensemble each word's mean distribution
+    over tags, features and lemma rules: more accurate than each member, and as slow
+    as all of them together.
     """
     from lstmparse.core.ensembles import write_ensemble
     from lstmparse.core.model_io import CONFIG

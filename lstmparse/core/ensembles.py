@@ -1,12 +1,13 @@
 """Ensembles' manifests: which model directories are an ensemble's members (read and written without DyNet).
 
 An ensemble directory holds ``config.json``: ``{"arch": "seq2seq_ensemble"`` (or
-``"stacklstm_ensemble"``), ``"members": [...]}``, the members' directories relative to
+``"stacklstm_ensemble"``, ``"tagger_ensemble"``), ``"members": [...]}``, the members' directories relative to
 it (inside it, or beside it), so that an ensemble and its members move together
 (``models/`` ships one this way).  Members are models of one family whose outputs
 are the same symbols: seq2seq models with one output vocabulary, whose next-token
 distributions are averaged; stack-LSTM parsers with one transition system and one
-label set, whose action distributions are averaged.
+label set, whose action distributions are averaged; taggers with one set of tags,
+features and lemma rules, whose distributions over each are averaged word by word.
 """
 
 from __future__ import annotations
@@ -21,9 +22,14 @@ from lstmparse.core.model_io import CONFIG, atomic_write, load_directory, model_
 from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.errors import ModelError
 
-ENSEMBLE_OF = {"seq2seq": "seq2seq_ensemble", "stacklstm": "stacklstm_ensemble"}  # member arch -> ensemble arch
+ENSEMBLE_OF = {  # member arch -> ensemble arch
+    "seq2seq": "seq2seq_ensemble",
+    "stacklstm": "stacklstm_ensemble",
+    "tagger": "tagger_ensemble",
+}
 ARCHS = tuple(ENSEMBLE_OF.values())
-SEQ2SEQ_ENSEMBLE, STACKLSTM_ENSEMBLE = ARCHS
+SEQ2SEQ_ENSEMBLE, STACKLSTM_ENSEMBLE, TAGGER_ENSEMBLE = ARCHS
+TAGGER_OUTPUTS = ("upos", "xpos", "feats", "lemma")  # a tagger's output vocabularies, besides one per feature
 
 
 def member_directories(source: str | Path | ModelRecord) -> list[Path]:
@@ -56,7 +62,7 @@ def write_ensemble(members: list[str | Path], output: str | Path) -> None:
     output = Path(output)
     arch = model_arch(members[0])
     if arch not in ENSEMBLE_OF:
-        raise ModelError(f"{members[0]}: a {arch!r} model; ensembles are of seq2seq or stack-LSTM models")
+        raise ModelError(f"{members[0]}: a {arch!r} model; ensembles are of seq2seq, stack-LSTM or tagger models")
     first = _outputs(members[0], arch)
     for member in members[1:]:
         if model_arch(member) != arch:
@@ -72,6 +78,7 @@ def write_ensemble(members: list[str | Path], output: str | Path) -> None:
 _WHAT_DIFFERS = {
     "seq2seq": "other output tokens: trained on other data",
     "stacklstm": "another transition system, label set or pseudo-projective setting",
+    "tagger": "other tags, features or lemma rules: trained on other data",
 }
 
 
@@ -80,6 +87,9 @@ def _outputs(member: str | Path, arch: str) -> object:
     config, vocab, _ = load_directory(member)
     if arch == "seq2seq":
         return vocab.get("targets", {}).get("strings")
+    if arch == "tagger":
+        names = [name for name in vocab if name in TAGGER_OUTPUTS or name.startswith("feat:")]  # feat:NAME: a feature
+        return {name: vocab[name].get("strings") for name in names}
     return [config.get(key) for key in ("system", "labels", "root_label", "pseudo_projective")]
 
 

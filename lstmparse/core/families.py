@@ -83,6 +83,15 @@ STACKLSTM = Family(
     "lstmparse.stacklstm.api:Parser.load",
 )
 
+TAGGER = Family(
+    "tagger",
+    "tagger",
+    "tagger",
+    "lstmparse.tagger.options:TaggerOptions",
+    "lstmparse.tagger.training:train_tagger",
+    "lstmparse.tagger.api:POSTagger.load",
+)
+
 
 def ensemble_of(member: Family) -> Family:
     """An ensemble's manifest, made by ``lstmparse ensemble`` (not trained), loaded as one model of ``member``'s."""
@@ -96,14 +105,8 @@ FAMILIES = (
     replace(TREELSTM, arch="ldtreelstm"),  # the same family, the left-dependent variant (``--arch`` picks it)
     SEQ2SEQ,
     ensemble_of(SEQ2SEQ),
-    Family(
-        "tagger",
-        "tagger",
-        "tagger",
-        "lstmparse.tagger.options:TaggerOptions",
-        "lstmparse.tagger.training:train_tagger",
-        "lstmparse.tagger.api:POSTagger.load",
-    ),
+    TAGGER,
+    ensemble_of(TAGGER),
     Family(
         "tokenizer",
         "tokenizer",

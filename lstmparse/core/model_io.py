@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lstmparse.core import families
-from lstmparse.core.records import CONFIG, ModelRecord, read_record
+from lstmparse.core.records import CONFIG, ModelRecord, directory_of, read_record
 from lstmparse.errors import ConfigurationError, ModelError
 from lstmparse.io.outputs import file_mode
 
@@ -158,21 +158,27 @@ def save_model(
     save_directory(directory, config, vocab, effective_values(model, named))
 
 
-def load_model(directory: str | Path, arch: str, kind: str) -> tuple[dict, dict, dict[str, np.ndarray]]:
+def load_model(directory: str | Path | ModelRecord, arch: str, kind: str) -> tuple[dict, dict, dict[str, np.ndarray]]:
     """(config, vocab, params) of a model directory that must hold an ``arch`` model (a ``kind``, for messages)."""
     config, vocab, params = load_directory(directory)
     if config.get("arch") != arch:
-        raise ModelError(f"{directory}: a {config.get('arch')!r} model, not a {kind}")
+        raise ModelError(f"{directory_of(directory)}: a {config.get('arch')!r} model, not a {kind}")
     return config, vocab, params
 
 
-def load_directory(directory: str | Path) -> tuple[dict, dict, dict[str, np.ndarray]]:
-    """(config, vocab, params) of a model directory; a missing or damaged file is named in the error."""
-    directory = Path(directory)
+def load_directory(source: str | Path | ModelRecord) -> tuple[dict, dict, dict[str, np.ndarray]]:
+    """(config, vocab, params) of a model directory; a missing or damaged file is named in the error.
+
+    A record given brings the config it read (so a directory's is read once on its way in).
+    """
+    directory = directory_of(source)
     config_path = directory / CONFIG
-    if not config_path.is_file():
+    if isinstance(source, ModelRecord) and source.problem is None:
+        config = source.config
+    elif not config_path.is_file():
         raise ModelError(f"{directory}: not a model directory (no {CONFIG})")
-    config = _read_json(config_path)
+    else:
+        config = _read_json(config_path)
     if config.get("format_version") not in READABLE_FORMATS:
         raise ModelError(
             f"{directory}: model format {config.get('format_version')} is not one this version reads "

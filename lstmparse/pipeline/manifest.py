@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE
+from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE, TAGGER_ENSEMBLE
 from lstmparse.core.model_io import CONFIG, DEFAULT_MODEL, read_manifest
 from lstmparse.core.records import ModelRecord, directory_of
 from lstmparse.errors import ModelError
 
 ARCH = "pipeline"
 PARTS = ("tokenizer", "tagger", "parser")
-PART_ARCHS = {"stacklstm": "parser", STACKLSTM_ENSEMBLE: "parser", "tagger": "tagger", "tokenizer": "tokenizer"}
+PART_ARCHS = {
+    "stacklstm": "parser",
+    STACKLSTM_ENSEMBLE: "parser",
+    "tagger": "tagger",
+    TAGGER_ENSEMBLE: "tagger",
+    "tokenizer": "tokenizer",
+}
 
 
 def part_directories(source: str | Path | ModelRecord) -> dict[str, Path]:

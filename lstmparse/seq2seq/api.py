@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from lstmparse.core.batching import SENTENCE_WINDOW, windows
 from lstmparse.core.ensembles import SEQ2SEQ_ENSEMBLE as ENSEMBLE_ARCH
+from lstmparse.core.ensembles import TAGGER_ENSEMBLE
 from lstmparse.core.model_io import model_repr
 from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.errors import InputError, ModelError
@@ -163,7 +164,7 @@ def _load_tagger(path: str | Path) -> POSTagger:
         if "tagger" not in parts:
             raise ModelError(f"{record.path}: the pipeline has no tagger")
         record = read_record(parts["tagger"])
-    if record.arch != "tagger":
+    if record.arch not in ("tagger", TAGGER_ENSEMBLE):
         raise ModelError(f"{path}: not a tagger (nor a pipeline with one); the tags come from a tagger's XPOS")
     tagger = POSTagger.load(record)
     if "xpos" not in tagger.model.outputs:

@@ -15,11 +15,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lstmparse.core.batching import SENTENCE_WINDOW, windows
+from lstmparse.core.ensembles import TAGGER_ENSEMBLE
 from lstmparse.core.model_io import model_repr
-from lstmparse.core.records import ModelRecord, directory_of
+from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import Sentence
 from lstmparse.io.inputs import checked_sentences
+from lstmparse.tagger.ensemble import TaggerEnsemble
 from lstmparse.tagger.familiarity import expected_unknown_share, watched
 from lstmparse.tagger.model import Tagger, tag_all
 
@@ -35,22 +37,27 @@ def _model_name(source) -> str:
 class POSTagger:
     """A loaded UPOS, XPOS and FEATS tagger."""
 
-    def __init__(self, model: Tagger, source: str | Path | None = None) -> None:
+    def __init__(self, model: Tagger | TaggerEnsemble, source: str | Path | None = None) -> None:
         self.model = model
         self.source = source  # the model directory, for repr
         words = model.vocabs.get("words")
         self.expected_unknown = expected_unknown_share(words) if words is not None else 0.0
 
     def __repr__(self) -> str:
-        columns = [column.upper() for column in self.model.columns]
-        return model_repr("tagger", self.source, ", ".join(columns))
+        details = ", ".join(column.upper() for column in self.model.columns)
+        if isinstance(self.model, TaggerEnsemble):
+            details = f"ensemble of {len(self.model.members)}, {details}"
+        return model_repr("tagger", self.source, details)
 
     @classmethod
     def load(cls, path: str | Path | ModelRecord) -> POSTagger:
-        path = directory_of(path)
-        if not path.exists():
-            raise ModelError(f"{path}: no such model directory")
-        return cls(Tagger.load(str(path)), path)
+        """A tagger's directory, or an ensemble's manifest (``lstmparse ensemble`` of taggers)."""
+        record = read_record(path)
+        if not record.path.exists():
+            raise ModelError(f"{record.path}: no such model directory")
+        if record.arch == TAGGER_ENSEMBLE:
+            return cls(TaggerEnsemble.load(record), record.path)
+        return cls(Tagger.load(record), record.path)
 
     def columns_to_fill(self, sentence: Sentence, retag: bool) -> list[str]:
         """The columns this tagger predicts that the sentence leaves blank (all it predicts with ``retag``)."""

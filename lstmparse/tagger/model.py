@@ -14,11 +14,15 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Protocol
 
 import dynet as dy
 import numpy as np
 
+from lstmparse.core.ensembles import mixture_log_probs
 from lstmparse.core.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
+from lstmparse.core.records import ModelRecord, directory_of
 from lstmparse.core.vocab import Vocabulary
 from lstmparse.io.formats import Sentence
 from lstmparse.layers import transduce
@@ -213,15 +217,21 @@ class Tagger:
             losses.append(dy.sum_batches(dy.pickneglogsoftmax_batch(expression, gold)))
         return dy.esum(losses)
 
-    def predict(self, group: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]:
-        """Each sentence's predicted tags by column, for a group of sentences of one length."""
+    def predict(
+        self, group: Sequence[Sequence[str]], outputs: GroupOutputs | None = None
+    ) -> list[dict[str, list[str]]]:
+        """Each sentence's predicted tags by column, for a group of sentences of one length.
+
+        ``outputs``: where the scores come from, when not from this tagger alone (an
+        ensemble's mean, ``tagger/ensemble.py``); this tagger's dictionaries (lemma
+        lookup, seen analyses) and settings decide what is done with them.
+        """
         size, length = len(group), len(group[0])
+        outputs = outputs if outputs is not None else GroupOutputs([self], group)
         predicted = [{column: [""] * length for column in self.columns} for _ in group]
-        hidden, lemma_input = self.encode(group)
         scores = {}
         for column in COLUMNS:
-            values = self.column_scores(column, hidden).npvalue().reshape(len(self.vocabs[column]), size * length)
-            values[0] = -np.inf  # never the unknown tag
+            values = outputs.column(column)
             strings = self.vocabs[column].strings
             for k, best in enumerate(values.argmax(axis=0)):
                 predicted[k % size][column][k // size] = strings[best]
@@ -229,12 +239,12 @@ class Tagger:
         string_log_probs = _log_softmax(scores["feats"])
         feature_log_probs = {}
         if self.features and self.feats_from != "string":
-            feature_log_probs = self._predict_features(size, length, hidden, predicted, string_log_probs.max(axis=0))
+            feature_log_probs = self._predict_features(size, length, outputs, predicted, string_log_probs.max(axis=0))
         if self.analyses is not None:
             self._seen_analyses(group, predicted, string_log_probs, feature_log_probs)
         self._unknown_pictographs_as_symbols(group, predicted)
         if LEMMA in self.outputs:
-            self._predict_lemmas(group, lemma_input, predicted)
+            self._predict_lemmas(group, outputs, predicted)
         return predicted
 
     def _unknown_pictographs_as_symbols(self, group: Sequence[Sequence[str]], predicted: list) -> None:
@@ -252,7 +262,7 @@ class Tagger:
                     tags["upos"][j], tags["feats"][j] = "SYM", "_"
 
     def _predict_features(
-        self, size: int, length: int, hidden: dy.Expression, predicted: list, string_log_probs: np.ndarray
+        self, size: int, length: int, outputs: GroupOutputs, predicted: list, string_log_probs: np.ndarray
     ) -> dict[str, np.ndarray]:
         """FEATS joined from each feature's best value, keeping the features the predicted UPOS takes.
 
@@ -267,8 +277,7 @@ class Tagger:
         taken = np.stack([self.feature_masks.get(tag, none) for tag in upos], axis=1)  # (features x words)
         best, joint, every = {}, np.zeros(words, dtype=np.float32), {}
         for name, takes in zip(self.features, taken, strict=True):
-            values = self.column_scores(name, hidden).npvalue().reshape(len(self.vocabs[name]), words)
-            values[0] = -np.inf  # never the unknown value
+            values = outputs.column(name)
             chosen, feature = values.argmax(axis=0), name[len(PREFIX) :]
             log_probs = every[name] = _log_softmax(values)
             joint += np.where(takes, log_probs[chosen, np.arange(words)], log_probs[self.vocabs[name].get(ABSENT)])
@@ -307,7 +316,7 @@ class Tagger:
             joint += float(feature_log_probs[name][value_id, k]) if value_id else -np.inf
         return joint if self.feats_from == "features" else max(joint, string_score)
 
-    def _predict_lemmas(self, group: Sequence[Sequence[str]], lemma_input: dy.Expression, predicted: list) -> None:
+    def _predict_lemmas(self, group: Sequence[Sequence[str]], outputs: GroupOutputs, predicted: list) -> None:
         """Each word's training lemma for its form and predicted UPOS, else its best rule that applies.
 
         The rule layer runs only for the words the lookup misses (about one in ten of
@@ -322,9 +331,7 @@ class Tagger:
                 missed.append(k)
         if not missed:
             return
-        chosen = self.column_scores(LEMMA, dy.pick_batch_elems(lemma_input, missed))
-        values = chosen.npvalue().reshape(len(self.vocabs[LEMMA]), len(missed))
-        values[0] = -np.inf  # never the unknown rule
+        values = outputs.lemma_rules(missed)
         rules = self.vocabs[LEMMA].strings
         for k, column in zip(missed, values.T, strict=True):
             form = group[k % size][k // size]
@@ -342,9 +349,10 @@ class Tagger:
         save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
 
     @classmethod
-    def load(cls, directory: str) -> Tagger:
-        config, vocab, params = load_model(directory, ARCH, "tagger")
-        with model_contents(directory):
+    def load(cls, source: str | Path | ModelRecord) -> Tagger:
+        """A tagger's directory (or its record, whose config is not read again)."""
+        config, vocab, params = load_model(source, ARCH, "tagger")
+        with model_contents(directory_of(source)):
             lookup = LemmaLookup.from_json(vocab.pop(LEMMA_LOOKUP, {}))
             allowed = vocab.pop(FEATURES_BY_UPOS, {})
             analyses = vocab.pop(SEEN_ANALYSES, None)
@@ -355,6 +363,40 @@ class Tagger:
         tagger.training_record = config.get("training", {})
         tagger.analyses = SeenAnalyses.from_json(analyses) if analyses is not None else None
         return tagger
+
+
+class GroupOutputs:
+    """The output layers' scores for one length group, column by column: one tagger's, or several taggers' mean.
+
+    Each column is a (classes x words) array, words word-major as :meth:`Tagger.scores`
+    lays them out, class 0 (the unknown value) ruled out.  One tagger's are its raw
+    scores, so tagging alone computes exactly what it always did; several taggers'
+    are the log of the mean of their probabilities (members with one set of outputs,
+    checked by :class:`~lstmparse.tagger.ensemble.TaggerEnsemble`).  Each member
+    encodes the group once, in the one graph; a column is computed when asked for.
+    """
+
+    def __init__(self, members: Sequence[Tagger], group: Sequence[Sequence[str]]) -> None:
+        self.members = list(members)
+        self.encoded = [member.encode(group) for member in self.members]
+
+    def column(self, name: str) -> np.ndarray:
+        """A tag column's or a feature's scores over every word of the group."""
+        return self._mean(name, [hidden for hidden, _ in self.encoded])
+
+    def lemma_rules(self, positions: list[int]) -> np.ndarray:
+        """The lemma rules' scores over the words at ``positions`` (the others need none)."""
+        return self._mean(LEMMA, [dy.pick_batch_elems(lemma_input, positions) for _, lemma_input in self.encoded])
+
+    def _mean(self, name: str, inputs: list[dy.Expression]) -> np.ndarray:
+        values = []
+        for member, vectors in zip(self.members, inputs, strict=True):
+            scores = member.column_scores(name, vectors).npvalue().reshape(len(member.vocabs[name]), -1)
+            scores[0] = -np.inf  # never the unknown value
+            values.append(scores)
+        if len(values) == 1:
+            return values[0]
+        return mixture_log_probs([_log_softmax(scores) for scores in values])
 
 
 def length_groups(items: Sequence, length_of, max_items: int) -> list[list[int]]:
@@ -370,7 +412,13 @@ def length_groups(items: Sequence, length_of, max_items: int) -> list[list[int]]
     ]
 
 
-def tag_all(tagger: Tagger, forms: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]:
+class GroupTagger(Protocol):
+    """What tags a length group: a :class:`Tagger`, or an ensemble of them."""
+
+    def predict(self, group: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]: ...
+
+
+def tag_all(tagger: GroupTagger, forms: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]:
     """Predicted tags of every sentence (lists of forms), in order; equal lengths are tagged together."""
     results: list = [None] * len(forms)
     for group in length_groups(forms, len, TAGGING_GROUP):
