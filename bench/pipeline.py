@@ -85,12 +85,18 @@ def main() -> None:
         "raw_gold_sentences_per_second": round(len(gold) / total, 1),
         "gold_tokenization_sentences_per_second": round(len(gold) / gold_tokens_seconds, 1),
         "load_seconds": round(load_seconds, 2),
-        "size_mb": round(
-            sum(f.stat().st_size for part in pipeline.parts.values() for f in part.iterdir() if f.is_file()) / 1e6, 1
-        ),
+        "size_mb": round(sum(f.stat().st_size for f in model_files(pipeline.parts.values())) / 1e6, 1),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
     print(json.dumps(result, indent=2) if args.json else markdown(result))
+
+
+def model_files(parts) -> set[Path]:
+    """The files of a pipeline's parts, an ensemble part's members' included (the manifests name them)."""
+    from lstmparse.app.catalog import component_directories
+
+    directories = {*parts, *(member for part in parts for member in component_directories(part))}
+    return {f for directory in directories for f in Path(directory).iterdir() if f.is_file()}
 
 
 def markdown(result: dict) -> str:

@@ -32,9 +32,10 @@ MEASURES = ("UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "MLAS")
 ENSEMBLE_PART = "tagger_ensemble"  # the manifest's directory inside the pipeline
 
 
-def scores(dev: Path, model: Path, source: str) -> dict[str, float]:
+def scores(dev: Path, model: Path, source: str, beam: int | None = None) -> dict[str, float]:
     """Official measures of ``model`` on ``dev`` from raw text or gold tokens (``lstmparse evaluate --json``)."""
     command = [sys.executable, "-m", "lstmparse", "evaluate", str(dev), "--model", str(model), "--from", source]
+    command += ["--beam", str(beam)] if beam else []
     result = subprocess.run([*command, "--json"], capture_output=True, text=True, check=True, cwd=ROOT)
     conll18 = json.loads(result.stdout)["conll18"]
     return {measure: conll18[measure] for measure in MEASURES if measure in conll18}
@@ -78,6 +79,7 @@ def main() -> None:
     parser.add_argument("treebank", help="a treebank of ../shared/data/ud with a shipped models/<treebank>_pipeline")
     parser.add_argument("taggers", nargs="+", type=Path, help="taggers of other seeds, trained on its training file")
     parser.add_argument("--pipeline", type=Path, help="the pipeline (default: models/<treebank>_pipeline)")
+    parser.add_argument("--beam", type=int, help="the pipelines' beam (default: the pipeline's own decoding)")
     parser.add_argument("--json", type=Path, help="write the figures here too")
     parser.add_argument("--ship", action="store_true", help="make the ensemble the shipped pipeline's tagger")
     args = parser.parse_args()
@@ -94,8 +96,8 @@ def main() -> None:
     write_pipeline(work / "pipeline", pipeline, work / ENSEMBLE_PART)
     rows = {f"tagger {member.relative_to(ROOT)}": scores(dev, member, "tokens") for member in members}
     rows["tagger ensemble"] = scores(dev, work / ENSEMBLE_PART, "tokens")
-    rows["pipeline, shipped"] = scores(dev, pipeline, "raw")
-    rows["pipeline, ensemble tagger"] = scores(dev, work / "pipeline", "raw")
+    rows["pipeline, shipped"] = scores(dev, pipeline, "raw", args.beam)
+    rows["pipeline, ensemble tagger"] = scores(dev, work / "pipeline", "raw", args.beam)
     print(f"{args.treebank} dev | " + " | ".join(MEASURES))
     for name, row in rows.items():
         print(f"{name} | " + " | ".join(f"{row[m]:.2f}" if m in row else "" for m in MEASURES))
