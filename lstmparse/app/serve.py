@@ -34,7 +34,7 @@ from lstmparse.errors import PLAIN_TEXT, InputError, ModelError
 from lstmparse.io.document import sentences_text
 from lstmparse.io.formats import Sentence, sentences_from_text
 from lstmparse.pipeline.manifest import ARCH as PIPELINE_ARCH
-from lstmparse.pipeline.manifest import default_tokenizer, part_directories
+from lstmparse.pipeline.manifest import PART_ARCHS, default_tokenizer, part_directories
 
 STAGES = ("tokenizer", "tagger", "parser")  # UDPipe's names for tokenize, tag, parse
 INPUTS = {"conllu": "conllu", "horizontal": "text", "vertical": "vertical"}
@@ -71,10 +71,9 @@ class ServedModel:
         if arch == PIPELINE_ARCH:
             parts = part_directories(path)
             return cls(path.name, str(path), tuple(stage for stage in STAGES if stage in parts))
-        kinds = {"stacklstm": ("parser",), "tagger": ("tagger",), "tokenizer": ("tokenizer",)}
-        if arch not in kinds:
+        if arch not in PART_ARCHS:  # a parser, tagger or tokenizer, or an ensemble of parsers or taggers
             raise ModelError(f"{path}: a {arch} model cannot be served (pipelines, parsers, taggers, tokenizers)")
-        return cls(path.name, str(path), kinds[arch])
+        return cls(path.name, str(path), (PART_ARCHS[arch],))
 
 
 @dataclass(frozen=True)

@@ -102,3 +102,17 @@ def test_an_ensemble_written_by_the_cli_tags_as_the_members_mean(members, senten
     assert tagged.returncode == 0, tagged.stderr
     upos = [line.split("\t")[3] for line in tagged.stdout.splitlines() if line and line[0].isdigit()]
     assert upos == [tag for tags in expected[:5] for tag in tags["upos"]]
+
+
+def test_the_service_serves_a_tagger_ensemble_as_a_tagger(members, sentences, tmp_path):
+    from lstmparse.app.serve import Job, ServedModel, run_job
+
+    for name, tagger in (("a", members[0]), ("b", members[1])):
+        tagger.save(str(tmp_path / name))
+    write_ensemble([tmp_path / "a", tmp_path / "b"], tmp_path / "e")
+    served = ServedModel.of(str(tmp_path / "e"))
+    assert served.stages == ("tagger",)
+    data = "".join(s.to_conllu() for s in sentences[:3])
+    _, answered = run_job(Job(served, ("tagger",), "conllu", "conllu", data, 100))
+    expected = tag_all(TaggerEnsemble(members), [s.forms for s in sentences[:3]])
+    assert [[t.upos for t in s.tokens] for s in answered] == [tags["upos"] for tags in expected]
