@@ -121,8 +121,9 @@ def seed_of(tagger: Path) -> int | None:
 def ship(pipeline: Path, members: list[Path], shipped: Path, rows: dict[str, dict]) -> None:
     """Copy the added members into the pipeline, write its ensemble manifest, name it as the tagger part, and say
     so in the card (with the dev figures it was chosen by)."""
-    before, after = rows["pipeline, shipped"], rows["pipeline, ensemble tagger"]
     from lstmparse.core.ensembles import write_ensemble
+
+    before, after = rows["pipeline, shipped"], rows["pipeline, ensemble tagger"]
 
     placed = []
     for member in members:
@@ -136,10 +137,10 @@ def ship(pipeline: Path, members: list[Path], shipped: Path, rows: dict[str, dic
     write_ensemble(placed, pipeline / ENSEMBLE_PART)
     manifest = json.loads((pipeline / "config.json").read_text(encoding="utf-8"))
     manifest["parts"]["tagger"] = ENSEMBLE_PART
-    (pipeline / "config.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_json(pipeline / "config.json", manifest)
     card = json.loads((pipeline / "card.json").read_text(encoding="utf-8"))
-    shown = [m for m in ("LAS", "UPOS", "UFeats", "Lemmas") if m in after]
-    moved = ", ".join(f"{m} {before[m]:.2f} -> {after[m]:.2f}" for m in shown)
+    measures = [m for m in ("LAS", "UPOS", "UFeats", "Lemmas") if m in after]
+    moved = ", ".join(f"{m} {before[m]:.2f} -> {after[m]:.2f}" for m in measures)
     card["figures"] = re.sub(
         r"^tagger: dev UPOS accuracy [0-9.]+",
         f"tagger (an ensemble of {len(placed)}): dev UPOS accuracy {rows['tagger ensemble']['UPOS']:.2f}",
@@ -149,8 +150,16 @@ def ship(pipeline: Path, members: list[Path], shipped: Path, rows: dict[str, dic
         f"tagger: an ensemble of {len(placed)} taggers of seeds {', '.join(str(seed_of(m)) for m in placed)}, the mean "
         f"of their distributions, the first one's dictionaries (dev from raw text: {moved})"
     )
-    (pipeline / "card.json").write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_json(pipeline / "card.json", card)
     print(f"{pipeline.name}: tagger part is now {ENSEMBLE_PART} ({len(placed)} members)")
+
+
+def write_json(path: Path, value: dict) -> None:
+    """A shipped model's JSON file, written to a temporary file and renamed."""
+    from lstmparse.core.model_io import atomic_write
+
+    text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    atomic_write(path, lambda handle: handle.write(text.encode("utf-8")))
 
 
 if __name__ == "__main__":
