@@ -167,18 +167,14 @@ def load_model(directory: str | Path | ModelRecord, arch: str, kind: str) -> tup
 
 
 def load_directory(source: str | Path | ModelRecord) -> tuple[dict, dict, dict[str, np.ndarray]]:
-    """(config, vocab, params) of a model directory; a missing or damaged file is named in the error.
-
-    A record given brings the config it read (so a directory's is read once on its way in).
-    """
+    """(config, vocab, params) of a model directory (a record's config as it was read: read once on its way in); a
+    missing or damaged file is named in the error."""
     directory = directory_of(source)
     config_path = directory / CONFIG
-    if isinstance(source, ModelRecord) and source.problem is None:
-        config = source.config
-    elif not config_path.is_file():
+    given = source.config if isinstance(source, ModelRecord) and source.problem is None else None
+    if given is None and not config_path.is_file():
         raise ModelError(f"{directory}: not a model directory (no {CONFIG})")
-    else:
-        config = _read_json(config_path)
+    config = given if given is not None else _read_json(config_path)
     if config.get("format_version") not in READABLE_FORMATS:
         raise ModelError(
             f"{directory}: model format {config.get('format_version')} is not one this version reads "
@@ -379,11 +375,8 @@ def _value_for(name: str, parameter, values: dict[str, np.ndarray]) -> np.ndarra
 
 
 def store_half_precision(directory: str | Path) -> None:
-    """Rewrite a model's parameters as float16, halving its size (for shipping large models).
-
-    Parameters are rounded to about three significant digits; measure a halved
-    model itself before quoting its accuracy.
-    """
+    """Rewrite a model's parameters as float16, halving its size (for shipping large models); they keep about three
+    significant digits, so measure a halved model itself before quoting its accuracy."""
     config, vocab, params = load_directory(directory)
     stored = {key: value for key, value in config.items() if key not in ("format_version", "vocab_file", "params_file")}
     halved = {name: value.astype(np.float16) for name, value in params.items()}
