@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -29,7 +31,19 @@ ENSEMBLE_OF = {  # member arch -> ensemble arch
 }
 ARCHS = tuple(ENSEMBLE_OF.values())
 SEQ2SEQ_ENSEMBLE, STACKLSTM_ENSEMBLE, TAGGER_ENSEMBLE = ARCHS
+M = TypeVar("M")  # an ensemble's member model
+TOO_FEW = "an ensemble needs at least two models"
 TAGGER_OUTPUTS = ("upos", "xpos", "feats", "lemma")  # a tagger's output vocabularies, besides one per feature
+
+
+def checked_members(members: Sequence[M], outputs: Callable[[M], Hashable], mismatch: str) -> list[M]:
+    """``members`` as a list, if they make one ensemble: two or more, whose ``outputs`` (what is averaged) are equal;
+    else a ModelError (``mismatch`` says what they must share)."""
+    if len(members) < 2:
+        raise ModelError(TOO_FEW)
+    if len({outputs(member) for member in members}) > 1:
+        raise ModelError(mismatch)
+    return list(members)
 
 
 def member_directories(source: str | Path | ModelRecord) -> list[Path]:
@@ -58,7 +72,7 @@ def write_ensemble(members: list[str | Path], output: str | Path) -> None:
     naming the model.
     """
     if len(members) < 2:
-        raise ModelError("an ensemble needs at least two models")
+        raise ModelError(TOO_FEW)
     output = Path(output)
     arch = model_arch(members[0])
     if arch not in ENSEMBLE_OF:

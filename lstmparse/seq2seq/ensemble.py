@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from lstmparse.core.ensembles import member_directories, mixture_log_probs
+from lstmparse.core.ensembles import checked_members, member_directories, mixture_log_probs
 from lstmparse.core.records import ModelRecord
-from lstmparse.errors import ModelError
 from lstmparse.seq2seq.decoding import Seq2SeqDecoding
 from lstmparse.seq2seq.model import Seq2SeqParser
 
@@ -26,12 +25,9 @@ class Seq2SeqEnsemble(Seq2SeqDecoding):
     """Seq2seq parsers decoded as one model: the mean of their next-token distributions."""
 
     def __init__(self, parsers: Sequence[Seq2SeqParser]) -> None:
-        if len(parsers) < 2:
-            raise ModelError("an ensemble needs at least two models")
-        self.parsers = list(parsers)
+        mismatch = "the members of an ensemble must share one output vocabulary"
+        self.parsers = checked_members(parsers, lambda parser: tuple(parser.targets.strings), mismatch)
         self.targets = parsers[0].targets
-        if any(parser.targets.strings != self.targets.strings for parser in parsers):
-            raise ModelError("the members of an ensemble must share one output vocabulary")
         self.training_record = {"members": [parser.training_record for parser in parsers]}
 
     @property

@@ -22,9 +22,8 @@ from typing import cast
 import dynet as dy
 import numpy as np
 
-from lstmparse.core.ensembles import member_directories, mixture_log_probs
+from lstmparse.core.ensembles import checked_members, member_directories, mixture_log_probs
 from lstmparse.core.records import ModelRecord
-from lstmparse.errors import ModelError
 from lstmparse.io.formats import Token
 from lstmparse.stacklstm.decoding import BatchDecoder
 from lstmparse.stacklstm.lockstep import LockstepConfiguration, LockstepGraph, legal_log_softmax
@@ -35,12 +34,9 @@ class StackLSTMEnsemble:
     """Member parsers with one transition system and label set, used where one parser is."""
 
     def __init__(self, members: Sequence[StackLSTMParser]) -> None:
-        if len(members) < 2:
-            raise ModelError("an ensemble needs at least two models")
-        if len({_outputs(member) for member in members}) > 1:
-            raise ModelError("an ensemble's parsers share one transition system, label set and projectivity")
-        first = members[0]
-        self.members = list(members)
+        mismatch = "an ensemble's parsers share one transition system, label set and projectivity"
+        self.members = checked_members(members, _outputs, mismatch)
+        first = self.members[0]
         self.system = first.system
         self.pseudo_projective = first.pseudo_projective
         # what the input must fill: every column some member reads

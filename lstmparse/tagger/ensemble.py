@@ -18,9 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from lstmparse.core.ensembles import member_directories
+from lstmparse.core.ensembles import checked_members, member_directories
 from lstmparse.core.records import ModelRecord
-from lstmparse.errors import ModelError
 from lstmparse.tagger.model import GroupOutputs, Tagger
 
 
@@ -28,11 +27,8 @@ class TaggerEnsemble:
     """Member taggers with one set of outputs, used where one tagger is (``tag_all``, ``POSTagger``)."""
 
     def __init__(self, members: Sequence[Tagger]) -> None:
-        if len(members) < 2:
-            raise ModelError("an ensemble needs at least two models")
-        if len({_outputs(member) for member in members}) > 1:
-            raise ModelError("an ensemble's taggers share their tags, features and lemma rules (one training file)")
-        self.members = list(members)
+        mismatch = "an ensemble's taggers share their tags, features and lemma rules (one training file)"
+        self.members = checked_members(members, _outputs, mismatch)
         first = self.members[0]
         self.columns, self.vocabs, self.outputs = first.columns, first.vocabs, first.outputs
 
