@@ -278,6 +278,12 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
     f"[default: {StackLSTMDimensions().context_layers}]",
 )
 @family_option(
+    "--joint-upos",
+    is_flag=True,
+    families=STACK + PIPELINE,
+    help="the context bi-LSTM also learns to predict UPOS (needs --context-layers; not with the 'pos' feature)",
+)
+@family_option(
     "--objective",
     type=click.Choice(["nll", "nce"]),
     families=TREE,

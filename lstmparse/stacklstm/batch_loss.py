@@ -5,8 +5,9 @@ decoding, with the same machinery (:mod:`~lstmparse.stacklstm.lockstep`): every
 push, composition and action scoring is one batched DyNet operation for all of
 them.  At each configuration with a choice the oracle (:mod:`~lstmparse.stacklstm.oracles`)
 names the correct actions, and the loss is -log of their total probability; the
-minibatch's loss is the sum of its sentences', exactly what
-:meth:`StackLSTMParser.oracle_loss` gives one sentence at a time.
+minibatch's loss is the sum of its sentences' (with ``joint_upos``, plus their
+words' UPOS loss), exactly what :meth:`StackLSTMParser.oracle_loss` gives one
+sentence at a time.
 
 Scores are computed during the parse only for the configurations whose next
 action depends on them (exploration, or a choice among several correct actions),
@@ -69,7 +70,8 @@ def lockstep_loss(
     graph = LockstepGraph(parser, train=True)
     configs = graph.start([example.sentence.tokens for example in examples], rngs)
     parses = [_Parse(config, example, rng) for config, example, rng in zip(configs, examples, rngs, strict=True)]
-    deferred, losses = _Terms(), []
+    tagging = parser.tagging_loss(graph.token_table, [example.sentence.tokens for example in examples])
+    deferred, losses = _Terms(), [] if tagging is None else [tagging]
     active = [parse for parse in parses if not parser.system.is_final(parse.config)]
     while active:
         losses.extend(_advance(parser, graph, oracle, active, deferred))

@@ -186,6 +186,7 @@ class LockstepGraph:
     def __init__(self, parser: StackLSTMParser, train: bool = False, fresh: bool = True) -> None:
         """``fresh``: start a new DyNet graph (an ensemble's members share one: only the first starts it)."""
         self.parser, self.train = parser, train
+        self.token_table: dy.Expression | None = None  # the started sentences' token vectors, a word per element
         dropout = parser.dropout if train else 0.0
         for stack in (parser.stack_lstm, parser.buffer_lstm, parser.action_lstm):
             if dropout:
@@ -217,7 +218,7 @@ class LockstepGraph:
     ) -> list[list[Vector]]:
         """Each sentence's token vectors, all elements of one batched expression."""
         dropout = self.parser.dropout if self.train else 0.0
-        table = self.parser.tokens.encode_many(sentences, self.train, dropout, rngs)
+        table = self.token_table = self.parser.tokens.encode_many(sentences, self.train, dropout, rngs)
         vectors = list(map(Vector, _slots([table], sum(len(s) for s in sentences))))
         bounds = np.cumsum([0, *(len(s) for s in sentences)]).tolist()
         return [vectors[bounds[i] : bounds[i + 1]] for i in range(len(sentences))]

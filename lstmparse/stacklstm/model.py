@@ -22,6 +22,7 @@ from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import ModelError
 from lstmparse.io.formats import Token
 from lstmparse.layers.stack_lstm import StackLSTM, StackPointer
+from lstmparse.stacklstm.joint_tags import UposHead
 from lstmparse.stacklstm.options import StackLSTMDimensions
 from lstmparse.stacklstm.oracles import Oracle
 from lstmparse.stacklstm.pseudo_projective import deprojectivize
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 ARCH = "stacklstm"
 TOKENS = "tokens"  # the token vectors' parameter names start so in a model file (their tables too)
+JOINT_UPOS = "joint_upos"  # the names of the UPOS output layer's parameters start so
 NAMED_PARAMETERS = (  # the parser's own parameters (those of its layers are named by the layers)
     "root_vector",
     "action_history_embeddings",
@@ -143,6 +145,7 @@ class StackLSTMParser:
         self.state_bias = model.add_parameters(dims.state)
         self.output = model.add_parameters((n_actions, dims.state))
         self.output_bias = model.add_parameters(n_actions)
+        self.upos_head = UposHead(model, vocabs["pos"], dims.token) if dims.joint_upos else None
 
     def set_dropout(self, rate: float) -> None:
         """The dropout rate of training graphs, on token vectors and inside the stack LSTMs (decoding applies none).
@@ -156,6 +159,8 @@ class StackLSTMParser:
         named = self.tokens.named_parameters(TOKENS)
         for name in ("stack_lstm", "buffer_lstm", "action_lstm"):
             named |= getattr(self, name).named_parameters(name)
+        if self.upos_head is not None:
+            named |= self.upos_head.named_parameters(JOINT_UPOS)
         return named | {name: getattr(self, name) for name in NAMED_PARAMETERS}
 
     def compose(self, head: dy.Expression, dependent: dy.Expression, action: int) -> dy.Expression:
@@ -168,13 +173,36 @@ class StackLSTMParser:
 
         ``rng``: the sentence's own random stream for unknown-word replacement in training.
         """
+        return self._start(tokens, train, rng)[0]
+
+    def _start(
+        self, tokens: Sequence[Token], train: bool, rng: random.Random | None
+    ) -> tuple[NeuralConfiguration, dy.Expression]:
+        """The initial configuration and the token vectors (one batched expression, a batch element per word)."""
         for stack in (self.stack_lstm, self.buffer_lstm, self.action_lstm):
             if train and self.dropout:
                 stack.builder.set_dropout(self.dropout)
             else:
                 stack.builder.disable_dropout()
-        vectors = [self.root_vector, *self.tokens.encode(tokens, train, self.dropout, rng)]
-        return self.system.initial_as(NeuralConfiguration, len(tokens), parser=self, vectors=vectors)
+        table = self.tokens.encode_many([tokens], train, self.dropout, [rng])
+        vectors = [self.root_vector, *(dy.pick_batch_elem(table, i) for i in range(len(tokens)))]
+        return self.system.initial_as(NeuralConfiguration, len(tokens), parser=self, vectors=vectors), table
+
+    def predict_upos(self, sentences: Sequence[Sequence[Token]], group: int = 32) -> list[list[str]]:
+        """Each sentence's UPOS from the joint tag layer, ``group`` sentences to a graph (``joint_upos`` only)."""
+        if self.upos_head is None:
+            raise ModelError("this parser was not trained with --joint-upos: it predicts no UPOS")
+        tags: list[list[str]] = []
+        for start in range(0, len(sentences), group):
+            dy.renew_cg(autobatching=False)
+            chunk = sentences[start : start + group]
+            vectors = self.tokens.encode_many(chunk, train=False)
+            tags.extend(self.upos_head.predict(vectors, [len(tokens) for tokens in chunk]))
+        return tags
+
+    def tagging_loss(self, vectors: dy.Expression, sentences: Sequence[Sequence[Token]]) -> dy.Expression | None:
+        """With ``joint_upos``, the UPOS loss of the sentences' words (their token vectors, batched); else None."""
+        return self.upos_head.loss(vectors, sentences) if self.upos_head is not None else None
 
     def scores(self, config: NeuralConfiguration) -> dy.Expression:
         """Unnormalized scores of all actions in ``config``."""
@@ -198,12 +226,14 @@ class StackLSTMParser:
         probability of the oracle's correct actions (Dyer et al. 2015 with the static
         oracle; Ballesteros et al. 2016, eq. 3, with the dynamic one), counted when
         some legal action is not correct.  ``rng`` is the sentence's own random
-        stream (unknown words, exploration).  Lock-step training
+        stream (unknown words, exploration).  With ``joint_upos`` the words' UPOS loss
+        is added (:mod:`~lstmparse.stacklstm.joint_tags`).  Lock-step training
         (:mod:`~lstmparse.stacklstm.batch_loss`) computes the same sum for many
         sentences at once; this is its reference.
         """
-        config = self.start(example.sentence.tokens, train=True, rng=rng)
-        losses = []
+        config, vectors = self._start(example.sentence.tokens, train=True, rng=rng)
+        tagging = self.tagging_loss(vectors, [example.sentence.tokens])
+        losses = [] if tagging is None else [tagging]
         step = 0
         while not self.system.is_final(config):
             legal = self.system.legal(config)

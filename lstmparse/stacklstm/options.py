@@ -40,6 +40,7 @@ class StackLSTMDimensions:
     action_history: int = 20  # action embedding fed to the action-history LSTM
     state: int = 20  # parser state p_t
     context_layers: int = 0  # bi-LSTM layers over the token vectors (0 = the papers' model)
+    joint_upos: bool = False  # the context layers' output also predicts UPOS (stack/joint_tags.py; not in the papers)
 
 
 @dataclass
@@ -76,8 +77,9 @@ class StackLSTMOptions(RunOptions):
         values |= given_fields(given, "batching", "optimizer", "length_batches")
         if "features" in given:
             values["features"] = parse_features(given["features"])
-        if "context_layers" in given:
-            values["dims"] = StackLSTMDimensions(context_layers=given["context_layers"])
+        dims = {name: given[name] for name in ("context_layers", "joint_upos") if name in given}
+        if dims:
+            values["dims"] = StackLSTMDimensions(**dims)
         return cls(**values)
 
     def __post_init__(self) -> None:

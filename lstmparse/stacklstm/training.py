@@ -111,6 +111,15 @@ def evaluate_parser(parser: StackLSTMParser, sentences: Sequence[Sentence]) -> S
     return score_trees(gold, predictions)
 
 
+def joint_upos_accuracy(parser: StackLSTMParser, sentences: Sequence[Sentence]) -> float:
+    """The percentage of words whose UPOS the parser's own tag layer gets right (``joint_upos``)."""
+    right = words = 0
+    for sentence, tags in zip(sentences, parser.predict_upos([s.tokens for s in sentences]), strict=True):
+        right += sum(tag == token.upos for tag, token in zip(tags, sentence.tokens, strict=True))
+        words += len(tags)
+    return round(100.0 * right / max(words, 1), 2)
+
+
 def prepare(
     options: StackLSTMOptions, log: TextIO
 ) -> tuple[StackLSTMParser, list[Example], list[Sentence], dict, StackLSTMOptions]:
@@ -124,6 +133,7 @@ def prepare(
     if pretrained_vectors is not None and "pretrained" not in options.features:
         raise ConfigurationError("--pretrained FILE is read only with the 'pretrained' feature (--features)")
     check_feature_columns(options.train, train_sentences, options.features)
+    check_joint_upos(options)
     options = options.for_training_set(len(train_sentences))
     trees = training_trees(train_sentences, options.pseudo_projective)
     labels = {label for _, tree_labels in trees for label in tree_labels}
@@ -164,6 +174,16 @@ def prepare(
         file=log,
     )
     return parser, examples, dev_sentences, record, options
+
+
+def check_joint_upos(options: StackLSTMOptions) -> None:
+    """Joint tagging reads the context layers' output, and a parser that reads the gold UPOS has nothing to learn."""
+    if not options.dims.joint_upos:
+        return
+    if not options.dims.context_layers:
+        raise ConfigurationError("--joint-upos predicts UPOS from the context bi-LSTM: give --context-layers 1 or more")
+    if "pos" in options.features:
+        raise ConfigurationError("--joint-upos predicts UPOS: drop 'pos' from --features, which reads it")
 
 
 def check_system_options(system: TransitionSystem, options: StackLSTMOptions) -> None:
@@ -210,7 +230,10 @@ class StackLSTMTraining(TrainingHooks):
         if not self.dev:
             return None
         scores = evaluate_parser(self.parser, self.dev)
-        return scores.las, {"dev_uas": round(scores.uas, 2), "dev_las": round(scores.las, 2)}
+        entry = {"dev_uas": round(scores.uas, 2), "dev_las": round(scores.las, 2)}
+        if self.parser.upos_head is not None:
+            entry["dev_joint_upos"] = joint_upos_accuracy(self.parser, self.dev)
+        return scores.las, entry
 
     def untested_score(self, entry: dict) -> float | None:
         return None  # without dev scores every epoch's model is kept
@@ -223,7 +246,8 @@ class StackLSTMTraining(TrainingHooks):
         return None
 
     def dev_report(self, entry: dict) -> str:
-        return f"dev UAS {entry['dev_uas']:.2f} LAS {entry['dev_las']:.2f}"
+        joint = f" UPOS {entry['dev_joint_upos']:.2f}" if "dev_joint_upos" in entry else ""
+        return f"dev UAS {entry['dev_uas']:.2f} LAS {entry['dev_las']:.2f}{joint}"
 
 
 def train(options: StackLSTMOptions, log: TextIO = sys.stderr) -> dict:

@@ -51,7 +51,9 @@ FEATURE_SETS = {  # id: (features, bi-LSTM layers over the token vectors)
     "chars": (["words", "chars"], 0),
     "pretrained-pos": (["words", "pos", "pretrained"], 0),
     "all-context": (["words", "pos", "feats", "chars", "pretrained"], 1),
+    "joint-upos": (["words", "chars", "pretrained"], 1),
 }
+JOINT_UPOS = {"joint-upos"}  # feature sets whose context layers also predict UPOS (--joint-upos)
 SMALL = {
     "word": 8,
     "pos": 4,
@@ -76,7 +78,7 @@ def trained(hungarian, tmp_path_factory):
     def model(system_id: str, features_id: str) -> Path:
         if (system_id, features_id) not in models:
             system, pseudo_projective = SYSTEMS[system_id]
-            features, context_layers = FEATURE_SETS[features_id]
+            features, _ = FEATURE_SETS[features_id]
             directory = tmp_path_factory.mktemp(f"{system_id}-{features_id}")
             options = StackLSTMOptions(
                 train=str(hungarian["train"]),
@@ -86,7 +88,7 @@ def trained(hungarian, tmp_path_factory):
                 pseudo_projective=pseudo_projective,
                 epochs=2,
                 pretrained=str(hungarian["vectors"]) if "pretrained" in features else None,
-                dims=StackLSTMDimensions(**SMALL, context_layers=context_layers),
+                dims=dimensions(features_id),
             )
             train(options, log=io.StringIO())
             models[system_id, features_id] = directory
@@ -97,12 +99,16 @@ def trained(hungarian, tmp_path_factory):
 
 def untrained_parser(system_id: str, features_id: str, sentences) -> StackLSTMParser:
     system_name, pseudo_projective = SYSTEMS[system_id]
-    features, context_layers = FEATURE_SETS[features_id]
+    features, _ = FEATURE_SETS[features_id]
     labels = {t.deprel for s in sentences for t in s.tokens}
     system = make_system(system_name, labels, "root")
     vocabs = build_vocabularies(sentences, ["a", "the"])
-    dims = StackLSTMDimensions(**SMALL, context_layers=context_layers)
-    return StackLSTMParser(system, features, vocabs, dims, 6, pseudo_projective)
+    return StackLSTMParser(system, features, vocabs, dimensions(features_id), 6, pseudo_projective)
+
+
+def dimensions(features_id: str) -> StackLSTMDimensions:
+    _, context_layers = FEATURE_SETS[features_id]
+    return StackLSTMDimensions(**SMALL, context_layers=context_layers, joint_upos=features_id in JOINT_UPOS)
 
 
 def scrambled_parser(system_id: str, features_id: str, sentences, seed: int = 0) -> StackLSTMParser:

@@ -1,0 +1,102 @@
+"""Joint tagging (``--joint-upos``): the parser's context bi-LSTM also predicts UPOS.
+
+The loss of a minibatch with the tag layer equals the one-sentence sums (with the
+rest of the matrix in ``test_lockstep_training``); here: the tag loss is really in
+the parser's loss and trains the tag layer, a sentence's predicted tags do not depend
+on the other sentences read with it, training reports the tags' dev accuracy, a
+saved model keeps its tag layer, and the command line refuses settings that
+make no sense.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import dynet as dy
+import pytest
+from conftest import HU, assert_one_error_line, first_sentences, run_cli
+from test_every_path import SMALL, scrambled_parser
+
+from lstmparse.io.formats import read_treebank
+from lstmparse.stacklstm.examples import oracle_examples, sentence_rng, training_trees
+from lstmparse.stacklstm.model import StackLSTMParser
+from lstmparse.stacklstm.options import StackLSTMDimensions, StackLSTMOptions
+from lstmparse.stacklstm.oracles import Exploration, make_oracle
+from lstmparse.stacklstm.training import joint_upos_accuracy, train
+
+
+@pytest.fixture(scope="module")
+def sentences(tmp_path_factory):
+    path = tmp_path_factory.mktemp("hu_joint") / "train.conllu"
+    path.write_text(first_sentences(HU / "train.conllu", 60), encoding="utf-8")
+    return read_treebank(str(path))
+
+
+def test_the_tag_loss_is_part_of_the_parsers_loss(sentences):
+    parser = scrambled_parser("standard", "joint-upos", sentences)
+    trees = training_trees(sentences, False)
+    example = oracle_examples(parser.system, sentences, trees)[0][0]
+    oracle = make_oracle(parser.system, "static", Exploration(0.0, 0.75))
+    dy.renew_cg()
+    total = parser.oracle_loss(example, oracle, sentence_rng(1, 0, example)).value()
+    dy.renew_cg()
+    vectors = parser.tokens.encode_many([example.sentence.tokens], train=True, rngs=[sentence_rng(1, 0, example)])
+    tagging = parser.tagging_loss(vectors, [example.sentence.tokens]).value()
+    assert tagging > 0
+    parser.upos_head = None  # the same parser without its tag layer: the parse's loss alone
+    dy.renew_cg()
+    parsing = parser.oracle_loss(example, oracle, sentence_rng(1, 0, example)).value()
+    assert total == pytest.approx(parsing + tagging, rel=1e-5)
+
+
+def test_a_sentences_tags_do_not_depend_on_its_batch(sentences):
+    parser = scrambled_parser("standard", "joint-upos", sentences, seed=3)
+    tokens = [s.tokens for s in sentences[:12]]
+    together = parser.predict_upos(tokens, group=12)
+    alone = [parser.predict_upos([sentence])[0] for sentence in tokens]
+    reversed_order = parser.predict_upos(tokens[::-1], group=5)[::-1]
+    assert together == alone == reversed_order
+    assert len({tag for tags in together for tag in tags}) > 2  # scrambled weights: varied tags
+
+
+def test_training_learns_the_tags_and_a_saved_model_keeps_them(hungarian, tmp_path):
+    options = StackLSTMOptions(
+        train=str(hungarian["train"]),
+        dev=str(hungarian["dev"]),
+        model_dir=str(tmp_path / "joint"),
+        features=["words", "chars"],
+        epochs=3,
+        seed=1,
+        dims=StackLSTMDimensions(**SMALL, context_layers=1, joint_upos=True),
+    )
+    record = train(options, log=io.StringIO())
+    accuracy = [epoch["dev_joint_upos"] for epoch in record["epochs"]]
+    assert accuracy[-1] > accuracy[0] and accuracy[-1] > 40.0  # the tag layer learns (17 tags)
+    parser = StackLSTMParser.load(str(tmp_path / "joint"))
+    dev = read_treebank(str(hungarian["dev"]))
+    assert joint_upos_accuracy(parser, dev) == record["epochs"][record["best_epoch"] - 1]["dev_joint_upos"]
+    config = json.loads((tmp_path / "joint" / "config.json").read_text())
+    assert config["dims"]["joint_upos"] is True
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragment"),
+    [
+        (["--features", "words,chars"], "--context-layers"),
+        (["--features", "words,pos,chars", "--context-layers", "1"], "drop 'pos' from --features"),
+    ],
+)
+def test_the_command_line_refuses_joint_tags_it_cannot_learn(small_treebank, tmp_path, arguments, fragment):
+    result = run_cli(
+        "train",
+        "--arch",
+        "stacklstm",
+        "--train",
+        small_treebank["train"],
+        "--model-dir",
+        tmp_path / "m",
+        "--joint-upos",
+        *arguments,
+    )
+    assert_one_error_line(result, fragment)
