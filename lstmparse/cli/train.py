@@ -186,6 +186,13 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
     "same data and options (pipeline: reuse the parts already trained on the same data)",
 )
 @family_option(
+    "--lemma-feats",
+    type=click.IntRange(min=0),
+    families=TAGGER,
+    help="width of the embedding of the predicted FEATS that the lemma layer also reads (0: it reads none) "
+    f"[default: {TaggerDimensions().lemma_feats}]",
+)
+@family_option(
     "--factored-feats/--whole-feats",
     "factored_feats",
     default=None,

@@ -101,13 +101,16 @@ class Tagger:
             )
             for column in (*self.columns, *self.features)
         }
+        if dims.lemmas and dims.lemma_feats:
+            self.lemma_feats = model.add_lookup_parameters((len(vocabs["feats"]), dims.lemma_feats))
         self.dropout = 0.0
         self.training_record: dict = {}
         self.analyses: SeenAnalyses | None = None  # kept by training where dev says it helps (tagger/analyses.py)
 
     def _output_input_dim(self, column: str) -> int:
-        """The lemma layer also reads the word's own character vector: lemma rules are mostly about its ending."""
-        return self.dims.hidden + (self.char_lstm.dim if column == LEMMA else 0)
+        """The lemma layer also reads the word's own character vector: lemma rules are mostly about its ending
+        (and, with ``lemma_feats``, the predicted FEATS)."""
+        return self.dims.hidden + (self.char_lstm.dim + self.dims.lemma_feats if column == LEMMA else 0)
 
     @classmethod
     def from_sentences(
@@ -159,6 +162,8 @@ class Tagger:
         named |= birnn_parameters("birnn", self.birnn)
         for column, (weights, bias) in self.outputs.items():
             named |= {f"{column}/weights": weights, f"{column}/bias": bias}
+        if self.dims.lemmas and self.dims.lemma_feats:
+            named["lemma_feats"] = self.lemma_feats
         return named
 
     def set_pretrained(self, vectors: np.ndarray) -> None:
@@ -206,7 +211,16 @@ class Tagger:
             vector = dy.concatenate(parts)
             inputs.append(dy.dropout(vector, self.dropout) if train and self.dropout else vector)
         hidden = dy.concatenate_to_batch(transduce(self.birnn, inputs, self.dropout if train else 0.0))
-        return hidden, dy.concatenate([hidden, chars])  # chars is laid out as hidden is
+        parts = [hidden, chars]  # chars is laid out as hidden is
+        if self.dims.lemmas and self.dims.lemma_feats:
+            parts.append(self._predicted_feats(hidden))
+        return hidden, dy.concatenate(parts)
+
+    def _predicted_feats(self, hidden: dy.Expression) -> dy.Expression:
+        """The embedding of each word's best FEATS string by the network itself (never gold, in training too)."""
+        scores = self.column_scores("feats", hidden).npvalue().reshape(len(self.vocabs["feats"]), -1)
+        scores[0] = -np.inf
+        return dy.lookup_batch(self.lemma_feats, scores.argmax(axis=0).tolist(), update=True)
 
     def group_loss(self, group: Sequence[Sentence]) -> dy.Expression:
         """The summed negative log-likelihood of a length group's gold tags (all three columns)."""

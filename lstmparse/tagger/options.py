@@ -22,6 +22,7 @@ class TaggerDimensions:
     pretrained: int = 0  # width of the fixed pretrained vectors (0: none)
     lemmas: bool = False  # a lemma output (set when the training data has lemmas)
     factored_feats: bool = False  # one output per feature besides the whole string's (tagger/features.py)
+    lemma_feats: int = 0  # width of the predicted FEATS string's embedding the lemma layer reads (0: none)
 
 
 @dataclass
@@ -40,5 +41,5 @@ class TaggerOptions(RunOptions):
 
     @classmethod
     def from_command_line(cls, given: dict) -> TaggerOptions:
-        dims = TaggerDimensions(**given_fields(given, "layers", "hidden"))
+        dims = TaggerDimensions(**given_fields(given, "layers", "hidden", "lemma_feats"))
         return cls(**(common_values(given) | given_fields(given, "pretrained", "factored_feats")), dims=dims)

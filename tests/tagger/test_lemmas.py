@@ -120,3 +120,62 @@ def test_a_treebank_without_lemmas_trains_no_lemma_output(small_treebank, tmp_pa
     assert "lemma" not in tagger.model.columns
     (sentence,) = tagger.tag([["Dogs", "bark", "."]])
     assert [t.lemma for t in sentence.tokens] == ["_"] * 3
+
+
+@pytest.fixture(scope="module")
+def lemma_feats_tagger(small_treebank, tmp_path_factory):
+    """A tagger whose lemma layer also reads the embedding of its predicted FEATS (``--lemma-feats 8``)."""
+    import io
+
+    from lstmparse.tagger.options import TaggerDimensions, TaggerOptions
+    from lstmparse.tagger.training import train_tagger
+
+    model_dir = tmp_path_factory.mktemp("lemma_feats") / "m"
+    options = TaggerOptions(
+        train=str(small_treebank["train"]),
+        dev=str(small_treebank["dev"]),
+        model_dir=str(model_dir),
+        epochs=2,
+        dims=TaggerDimensions(word=16, hidden=32, lemma_feats=8),
+    )
+    record = train_tagger(options, log=io.StringIO())
+    return model_dir, record
+
+
+def test_the_lemma_layer_reads_the_networks_own_feats(lemma_feats_tagger, small_treebank):
+    import dynet as dy
+    import numpy as np
+
+    from lstmparse.tagger.model import Tagger
+
+    model_dir, record = lemma_feats_tagger
+    assert 0 < record["epochs"][-1]["dev_lemma"] <= 100
+    tagger = Tagger.load(str(model_dir))
+    forms = [t.form for t in next(iter(read_sentences(str(small_treebank["dev"])))).tokens]
+    dy.renew_cg()
+    hidden, lemma_input = tagger.encode([forms])
+    feats = tagger.column_scores("feats", hidden).npvalue()
+    feats[0] = -np.inf
+    width = tagger.dims.lemma_feats
+    embedded = lemma_input.npvalue()[-width:].reshape(width, -1)  # the last rows: the FEATS embedding
+    expected = np.stack([tagger.lemma_feats[int(i)].npvalue() for i in feats.argmax(axis=0)], axis=1)
+    np.testing.assert_allclose(embedded, expected, rtol=1e-6)
+    before = tagger.predict([forms])[0]["lemma"]
+    dy.renew_cg()
+    tagger.lemma_feats.init_from_array(np.random.default_rng(0).normal(0, 50, tagger.lemma_feats.shape()))
+    tagger.lemma_lookup.table.clear()  # every word through the rules, which now read other FEATS vectors
+    assert tagger.predict([forms])[0]["lemma"] != before
+
+
+def test_lemmas_reading_feats_do_not_depend_on_the_batch_and_survive_saving(lemma_feats_tagger, small_treebank):
+    from lstmparse.tagger.api import POSTagger
+
+    model_dir, record = lemma_feats_tagger
+    tagger = POSTagger.load(model_dir)
+    dev = list(read_sentences(str(small_treebank["dev"])))
+    together = [[t.lemma for t in s.tokens] for s in tagger.tag(dev, retag=True)]
+    alone = [[t.lemma for t in s.tokens] for d in dev for s in tagger.tag([d], retag=True)]
+    assert together == alone
+    gold = [t.lemma for s in dev for t in s.tokens]
+    right = sum(a == b for a, b in zip([lemma for s in together for lemma in s], gold, strict=True))
+    assert round(100.0 * right / len(gold), 2) == record["epochs"][record["best_epoch"] - 1]["dev_lemma"]
