@@ -47,12 +47,6 @@ def shown(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-def keeps_analyses(tagger: Path) -> bool:
-    """Whether a tagger's training kept the dictionary of seen analyses (its vocabulary file has it)."""
-    config = json.loads((tagger / "config.json").read_text(encoding="utf-8"))
-    return "seen_analyses" in json.loads((tagger / config["vocab_file"]).read_text(encoding="utf-8"))
-
-
 def half_precision_copy(tagger: Path, target: Path) -> Path:
     """The tagger's model files copied to ``target`` and stored at half precision."""
     from lstmparse.core.model_io import store_half_precision
@@ -91,13 +85,14 @@ def main() -> None:
     args = parser.parse_args()
     from lstmparse.core.ensembles import write_ensemble
     from lstmparse.pipeline.manifest import part_directories
+    from lstmparse.tagger.ensemble import analyses_first
 
     pipeline = (args.pipeline or ROOT / "models" / f"{args.treebank}_pipeline").resolve()
     dev = DATA / args.treebank / "dev.conllu"
     work = ROOT / "runs" / "tagger_ensembles" / pipeline.name
     shipped = part_directories(pipeline)["tagger"]
     added = [half_precision_copy(t, work / f"tagger_{k + 2}") for k, t in enumerate(args.taggers)]
-    members = sorted([shipped, *added], key=lambda member: not keeps_analyses(member))  # stable: shipped first else
+    members = analyses_first([shipped, *added])  # stable: the shipped tagger first otherwise
     write_ensemble(members, work / ENSEMBLE_PART)
     write_pipeline(work / "pipeline", pipeline, work / ENSEMBLE_PART)
     rows = {f"tagger {shown(member)}": scores(dev, member, "tokens") for member in members}

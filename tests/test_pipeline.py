@@ -260,3 +260,31 @@ def test_a_pipeline_from_parts_trained_before_parses_as_the_parts_do(tmp_path):
     wrong_parts = [*parts[2:], "--parser", models / "en_ewt_pipeline" / "tagger"]
     wrong = run_cli("train", "--arch", "pipeline", *wrong_parts, "--model-dir", tmp_path / "q")
     assert_one_error_line(wrong, "--parser", "a tagger model, not a parser")
+
+
+def test_several_taggers_train_on_their_own_seeds_and_tag_as_their_ensemble(small_treebank, tmp_path):
+    """--taggers 2: tagger (seed 3) and tagger_2 (seed 4) trained, the manifest's tagger is their ensemble."""
+    from lstmparse.tagger.api import POSTagger
+
+    model = tmp_path / "m"
+    common = ["train", "--arch", "pipeline", "--train", small_treebank["train"], "--dev", small_treebank["dev"]]
+    common += ["--model-dir", model, "--epochs", "1", "--jackknife", "2", "--features", "words,pos"]
+    result = lstmparse(*common, "--system", "arc-hybrid", "--taggers", "2", "--seed", "3")
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((model / "config.json").read_text())
+    assert manifest["parts"]["tagger"] == "tagger_ensemble"
+    members = json.loads((model / "tagger_ensemble" / "config.json").read_text())["members"]
+    assert sorted(members) == ["../tagger", "../tagger_2"]
+    seeds = [json.loads((model / n / "config.json").read_text())["training"]["seed"] for n in ("tagger", "tagger_2")]
+    assert seeds == [3, 4]
+    dev = list(read_sentences(str(small_treebank["dev"])))
+    ensemble = [[t.upos for t in s.tokens] for s in POSTagger.load(model / "tagger_ensemble").tag(dev, retag=True)]
+    alone = [[t.upos for t in s.tokens] for s in POSTagger.load(model / "tagger").tag(dev, retag=True)]
+    assert ensemble != alone  # one epoch each: the members differ, and the ensemble is neither
+    tagged = list(read_sentences(str(model / "jackknife" / "dev.tagged.conllu")))
+    assert [[t.upos for t in s.tokens] for s in tagged] == ensemble  # the parser chose its epoch on these tags
+    parsed = lstmparse("parse", "--model", model, "--retag", "--input", small_treebank["dev"], "--quiet")
+    (tmp_path / "parsed.conllu").write_text(parsed.stdout, encoding="utf-8")
+    assert [[t.upos for t in s.tokens] for s in read_sentences(str(tmp_path / "parsed.conllu"))] == ensemble
+    given = lstmparse(*common, "--tagger", model / "tagger", "--taggers", "2", "--overwrite")
+    assert_one_error_line(given, "--taggers", "--tagger")

@@ -61,6 +61,9 @@ def test_the_budget_is_cut_into_the_parts_and_adds_up_to_the_whole():
     whole = budgets["tokenizer"] + budgets["tagger"] + 4 * budgets["fold"] + budgets["parser"]
     assert whole == pytest.approx(60) and budgets["parser"] == pytest.approx(33)
     assert set(part_budgets(None, 4).values()) == {None}
+    three = part_budgets(60, folds=4, taggers=3)  # each member takes the tagger's share; all still add up to 60
+    whole = three["tokenizer"] + 3 * three["tagger"] + 4 * three["fold"] + three["parser"]
+    assert whole == pytest.approx(60) and three["tagger"] == pytest.approx(three["tokenizer"] * 1.5)
 
 
 @pytest.mark.parametrize(

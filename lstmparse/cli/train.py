@@ -368,6 +368,13 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
     help="folds of the training set, each tagged by a tagger trained on the others, to train the parser on "
     f"[default: {_default(PipelineOptions, 'jackknife')}]",
 )
+@family_option(
+    "--taggers",
+    type=click.IntRange(min=1),
+    families=PIPELINE,
+    help="taggers to train (seeds --seed, --seed + 1, ...); from 2 on, their ensemble tags (more accurate, "
+    f"slower: models/README.md) [default: {_default(PipelineOptions, 'taggers')}]",
+)
 @clean_errors
 def train(**given) -> None:
     """Train a model (the stack-LSTM parser, or another --arch); the best model on dev is kept in MODEL_DIR."""

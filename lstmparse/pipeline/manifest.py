@@ -19,6 +19,13 @@ PART_ARCHS = {
     "tokenizer": "tokenizer",
 }
 
+TAGGERS_DIRECTORY = "tagger_ensemble"  # a pipeline trained with --taggers N keeps its taggers' ensemble here
+
+
+def tagger_member(k: int) -> str:
+    """The directory of the ``k``-th tagger (from 1) of a pipeline trained with ``--taggers``: tagger, tagger_2, ..."""
+    return "tagger" if k == 1 else f"tagger_{k}"
+
 
 def part_directories(source: str | Path | ModelRecord) -> dict[str, Path]:
     """The directories of a pipeline's parts, as its manifest names them (relative to it)."""

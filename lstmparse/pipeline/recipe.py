@@ -199,13 +199,19 @@ def choose_settings(facts: TreebankFacts, given: dict) -> Recipe:
     return Recipe(features, system, reasons)
 
 
-def part_budgets(total_minutes: float | None, folds: int) -> dict[str, float | None]:
-    """Each part's minutes of a pipeline budget (``fold`` is one fold tagger's); all None without a budget."""
+def part_budgets(total_minutes: float | None, folds: int, taggers: int = 1) -> dict[str, float | None]:
+    """Each part's minutes of a pipeline budget (``fold`` is one fold tagger's, ``tagger`` one of the ``taggers``
+    members'); all None without a budget.
+
+    Each member of a tagger ensemble takes the tagger's share, and the shares are
+    scaled down together so that they still add up to the whole budget.
+    """
     if total_minutes is None:
         return {"tokenizer": None, "tagger": None, "fold": None, "parser": None}
+    scale = total_minutes / (1.0 + (taggers - 1) * BUDGET_SHARES["tagger"])
     return {
-        "tokenizer": total_minutes * BUDGET_SHARES["tokenizer"],
-        "tagger": total_minutes * BUDGET_SHARES["tagger"],
-        "fold": total_minutes * BUDGET_SHARES["folds"] / folds,
-        "parser": total_minutes * BUDGET_SHARES["parser"],
+        "tokenizer": scale * BUDGET_SHARES["tokenizer"],
+        "tagger": scale * BUDGET_SHARES["tagger"],
+        "fold": scale * BUDGET_SHARES["folds"] / folds,
+        "parser": scale * BUDGET_SHARES["parser"],
     }

@@ -25,11 +25,12 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from lstmparse.core.ensembles import write_ensemble
 from lstmparse.core.families import family
 from lstmparse.core.model_io import CARD, CONFIG, atomic_write, model_arch
 from lstmparse.core.options import RunOptions
 from lstmparse.core.records import read_record, training_ended
-from lstmparse.errors import ModelError
+from lstmparse.errors import ConfigurationError, ModelError
 from lstmparse.io.formats import read_sentences
 from lstmparse.pipeline.api import parts_of
 from lstmparse.pipeline.decoding import choose_beam
@@ -40,11 +41,12 @@ from lstmparse.pipeline.folds import (
     write_fold_training_file,
     write_sentences,
 )
-from lstmparse.pipeline.manifest import ARCH
+from lstmparse.pipeline.manifest import ARCH, TAGGERS_DIRECTORY, tagger_member
 from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.pipeline.recipe import choose_settings, part_budgets, treebank_facts
 from lstmparse.stacklstm.options import StackLSTMOptions, parse_features
 from lstmparse.tagger.api import POSTagger
+from lstmparse.tagger.ensemble import analyses_first
 from lstmparse.tagger.options import TaggerOptions
 from lstmparse.tokenizer.options import TokenizerOptions
 
@@ -52,22 +54,25 @@ from lstmparse.tokenizer.options import TokenizerOptions
 def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     """Train (or reuse) each part into ``model_dir`` and write the manifest; the pipeline's record."""
     started = time.time()
+    if options.taggers > 1 and "tagger" in options.given_parts:
+        raise ConfigurationError("--taggers trains the pipeline's taggers; with --tagger the given tagger tags")
     directory = Path(options.model_dir)
     directory.mkdir(parents=True, exist_ok=True)
     record: dict = {"train": options.train, "dev": options.dev, "jackknife": options.jackknife, "parts": {}}
-    budgets = part_budgets(options.max_minutes, options.jackknife)
+    budgets = part_budgets(options.max_minutes, options.jackknife, options.taggers)
     if options.max_minutes is not None:
         record["budget_minutes"] = {part: round(minutes, 2) for part, minutes in budgets.items() if minutes is not None}
     for name, source in options.given_parts.items():
         record["parts"][name] = _given_part(name, source, directory, log)
     if "parser" in options.given_parts:
-        for name, options_class in (("tagger", TaggerOptions), ("tokenizer", TokenizerOptions)):
-            if name not in options.given_parts:
-                record["parts"][name] = _trained(name, options_class, options, log)
+        if "tagger" not in options.given_parts:
+            record["parts"]["tagger"] = _trained_taggers(options, log)
+        if "tokenizer" not in options.given_parts:
+            record["parts"]["tokenizer"] = _trained("tokenizer", TokenizerOptions, options, log)
         return _write_manifest(directory, record, started, _decoding(options, log))
     parser_settings = _chosen_parser_settings(options, record, log)
     if "tagger" not in options.given_parts:
-        record["parts"]["tagger"] = _trained("tagger", TaggerOptions, options, log)
+        record["parts"]["tagger"] = _trained_taggers(options, log)
     train_tagged, dev_tagged = jackknifed(options, log)
     parser_options = dataclasses.replace(
         options.parser or StackLSTMOptions(train=options.train, model_dir=""),
@@ -86,6 +91,11 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     return _write_manifest(directory, record, started, _decoding(options, log))
 
 
+def pipeline_tagger(model_dir: str | Path) -> str:
+    """The directory the pipeline tags with: its tagger ensemble where training made one, else its tagger."""
+    return TAGGERS_DIRECTORY if (Path(model_dir) / TAGGERS_DIRECTORY / CONFIG).is_file() else "tagger"
+
+
 def _decoding(options: PipelineOptions, log: TextIO) -> dict | None:
     """The parser's beam chosen on dev (:mod:`lstmparse.pipeline.decoding`); none without a dev set."""
     return choose_beam(options.model_dir, options.dev, log) if options.dev else None
@@ -94,7 +104,8 @@ def _decoding(options: PipelineOptions, log: TextIO) -> dict | None:
 def _write_manifest(directory: Path, record: dict, started: float, decoding: dict | None) -> dict:
     """The pipeline's manifest, naming its parts in their places under ``directory`` (and the parser's beam chosen
     on dev); the record, timed."""
-    manifest = {"arch": ARCH, "parts": {name: name for name in ("tokenizer", "tagger", "parser")}, "training": record}
+    parts = {"tokenizer": "tokenizer", "tagger": pipeline_tagger(directory), "parser": "parser"}
+    manifest = {"arch": ARCH, "parts": parts, "training": record}
     if decoding is not None:
         manifest["decoding"] = {"beam": decoding["beam"]}
         record["decoding"] = decoding
@@ -137,12 +148,36 @@ def _part_options(
 ) -> RunOptions:
     """A part's options: the pipeline's data and seed, and ``budget``'s share of its minutes (tagger, fold, ...)."""
     values: dict[str, object] = {"train": train, "dev": options.dev, "model_dir": str(model_dir), "seed": options.seed}
-    values["max_minutes"] = part_budgets(options.max_minutes, options.jackknife)[budget]
+    values["max_minutes"] = part_budgets(options.max_minutes, options.jackknife, options.taggers)[budget]
     if options.epochs:
         values["epochs"] = options.epochs
     if options_class is TaggerOptions:
         values["pretrained"] = options.pretrained
     return options_class(**values)
+
+
+def _trained_taggers(options: PipelineOptions, log: TextIO) -> dict:
+    """The tagger; with ``taggers`` > 1, also the other members (the next seeds) and their ensemble.
+
+    Members are ``tagger``, ``tagger_2``, ... (each trained or reused as a part is);
+    the ensemble's manifest in ``tagger_ensemble`` names them, those whose training
+    kept the seen analyses first.  The fold taggers stay single: they only tag the
+    parser's training data.
+    """
+    first = _trained("tagger", TaggerOptions, options, log)
+    directory = Path(options.model_dir)
+    if options.taggers == 1:
+        shutil.rmtree(directory / TAGGERS_DIRECTORY, ignore_errors=True)  # an earlier run's, with more taggers
+        return first
+    members = {"tagger": first}
+    for k in range(2, options.taggers + 1):
+        part = _part_options(TaggerOptions, options, directory / tagger_member(k), options.train, "tagger")
+        part.seed = options.seed + k - 1
+        members[tagger_member(k)] = _train_or_reuse(tagger_member(k), "tagger", part, options.resume, log)
+    order = analyses_first([directory / name for name in members])
+    write_ensemble(order, directory / TAGGERS_DIRECTORY)
+    print(f"tagger: the ensemble of {', '.join(path.name for path in order)} in {TAGGERS_DIRECTORY}", file=log)
+    return {"members": members, "order": [path.name for path in order]}
 
 
 def _trained(name: str, options_class: type, options: PipelineOptions, log: TextIO) -> dict:
@@ -208,7 +243,7 @@ def jackknifed(options: PipelineOptions, log: TextIO) -> tuple[Path, Path | None
         dev_out.unlink(missing_ok=True)
         train_out.unlink(missing_ok=True)
     if options.dev and not dev_out.exists():
-        tagger = POSTagger.load(Path(options.model_dir) / "tagger")
+        tagger = POSTagger.load(Path(options.model_dir) / pipeline_tagger(options.model_dir))
         write_sentences(dev_out, tagger.tag(read_sentences(options.dev), retag=True))
     if not train_out.exists():
         sentences = list(read_sentences(options.train))

@@ -67,6 +67,31 @@ def test_fold_jobs_train_where_the_pipeline_trainer_looks_for_its_fold_taggers()
     assert jobs["ta_ttb/pipeline/s1/folds"].call[1] == (model_dir, FILES.train, 2)
 
 
+def test_a_pipeline_with_several_taggers_trains_each_member_as_a_job_of_its_own_seed():
+    """The members train in parallel where ``train --arch pipeline --taggers 3 --resume`` reuses them."""
+    plan = plan_from_dict(
+        {
+            "budget_minutes": 10,
+            "seeds": [5],
+            "treebanks": {"ta_ttb": {"path": str(DATA / "ud" / "ta_ttb")}},
+            "settings": [{"name": "p", "arch": "pipeline", "options": {"taggers": 3, "jackknife": 2}}],
+        },
+        ROOT,
+    )
+    jobs = {job.id: job for job in plan_jobs(plan, {"ta_ttb": FILES}, Path("/w"))}
+    members = {job.step: job.commands[0][1] for job in jobs.values() if job.step.startswith("tagger")}
+    assert sorted(members) == ["tagger", "tagger-2", "tagger-3"]
+    seeds = {step: command[command.index("--seed") + 1] for step, command in members.items()}
+    assert seeds == {"tagger": "5", "tagger-2": "6", "tagger-3": "7"}
+    model_dir = jobs["ta_ttb/p/s5/pipeline"].model_dir
+    assert members["tagger-3"][members["tagger-3"].index("--model-dir") + 1] == f"{model_dir}/tagger_3"
+    assert {"ta_ttb/p/s5/tagger-2", "ta_ttb/p/s5/tagger-3"} <= set(jobs["ta_ttb/p/s5/pipeline"].needs)
+    pipeline_command = jobs["ta_ttb/p/s5/pipeline"].commands[0][1]
+    assert pipeline_command[pipeline_command.index("--taggers") + 1] == "3"
+    minutes = {float(command[command.index("--max-minutes") + 1]) for command in members.values()}
+    assert len(minutes) == 1 and minutes.pop() == pytest.approx(10 * 0.15 / 1.3, rel=1e-4)  # shares scaled to 10
+
+
 def test_a_failure_reaches_every_job_that_needs_it_and_no_other():
     jobs = list(smoke_jobs().values())
     assert dependents(jobs, "ta_ttb/pipeline/s1/folds") == {

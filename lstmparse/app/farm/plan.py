@@ -102,7 +102,7 @@ class Job:
     treebank: str
     setting: str
     seed: int
-    step: str  # train, tagger, tokenizer, folds, fold-K, pipeline, evaluate, udpipe
+    step: str  # train, tagger, tagger-K, tokenizer, folds, fold-K, pipeline, evaluate, udpipe
     commands: tuple[tuple[str, tuple[str, ...]], ...] = ()
     call: tuple[str, tuple] | None = None
     inputs: tuple[str | None, ...] = ()  # a reference job's train, dev and test files
@@ -286,18 +286,23 @@ def _train_command(arch: str, train: str, dev: str | None, model_dir: str, seed:
 def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFiles, model_dir: str) -> list[Job]:
     """A pipeline's parts as jobs, trained into the places ``train --arch pipeline --resume`` reuses them from."""
     from lstmparse.pipeline.folds import fold_tagger_directory, fold_training_file
+    from lstmparse.pipeline.manifest import tagger_member
     from lstmparse.pipeline.recipe import part_budgets
 
     options = dict(setting.options)
     folds = int(str(options.get("jackknife", 4)))
     part_options = {key: options[key] for key in ("epochs",) if key in options}
     tagger_options = part_options | {key: options[key] for key in ("pretrained",) if key in options}
-    budget = part_budgets(setting.budget_minutes, folds)  # the pipeline trainer's own cut of the budget
+    taggers = int(str(options.get("taggers", 1)))
+    budget = part_budgets(setting.budget_minutes, folds, taggers)  # the pipeline trainer's own cut of the budget
     seed = base["seed"]
 
-    def part_job(step: str, arch: str, train: str, directory: str, extra: dict, needs: tuple = ()) -> Job:
-        minutes = budget["fold" if step.startswith("fold-") else step]
-        command = _train_command(arch, train, files.dev, directory, seed, minutes) + option_arguments(extra)
+    def part_job(
+        step: str, arch: str, train: str, directory: str, extra: dict, needs: tuple = (), member: int = 1
+    ) -> Job:
+        minutes = budget[step.split("-")[0]]  # fold-K: one fold tagger's; tagger-K: one member's
+        command = _train_command(arch, train, files.dev, directory, seed + member - 1, minutes)
+        command += option_arguments(extra)
         return Job(
             f"{prefix}/{step}",
             **base,
@@ -319,6 +324,9 @@ def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFil
         part_job("tokenizer", "tokenizer", files.train, f"{model_dir}/tokenizer", part_options),
         split,
     ]
+    for k in range(2, taggers + 1):  # the other members of the tagger ensemble: the next seeds
+        directory = f"{model_dir}/{tagger_member(k)}"
+        jobs.append(part_job(f"tagger-{k}", "tagger", files.train, directory, tagger_options, member=k))
     for k in range(1, folds + 1):
         train = str(fold_training_file(model_dir, k))
         directory = str(fold_tagger_directory(model_dir, k))
