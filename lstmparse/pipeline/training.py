@@ -12,7 +12,9 @@ transition system, unless given, are chosen from the training data
 (:mod:`lstmparse.pipeline.recipe`).  With ``resume``, a part whose directory
 already holds a model trained on the same data is reused, so a stopped run
 continues where it stopped (and parts can be trained beforehand, in parallel, into
-the same places); the tokenizer, which nothing else needs, is trained last.
+the same places); the tokenizer, which nothing else needs, is trained last.  A
+parser that reads no tag column (``--features words,chars``, or ``--joint-upos``, which
+learns the gold UPOS) trains on the gold treebank, without folds.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ from lstmparse.tagger.ensemble import analyses_first
 from lstmparse.tagger.options import TaggerOptions
 from lstmparse.tokenizer.options import TokenizerOptions
 
+TAG_FEATURES = {"pos", "feats"}  # the parser features read from tag columns, which the parser learns jack-knifed
+
 
 def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     """Train (or reuse) each part into ``model_dir`` and write the manifest; the pipeline's record."""
@@ -73,15 +77,19 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     parser_settings = _chosen_parser_settings(options, record, log)
     if "tagger" not in options.given_parts:
         record["parts"]["tagger"] = _trained_taggers(options, log)
-    train_tagged, dev_tagged = jackknifed(options, log)
     parser_options = dataclasses.replace(
         options.parser or StackLSTMOptions(train=options.train, model_dir=""),
-        train=str(train_tagged),
-        dev=None if dev_tagged is None else str(dev_tagged),
+        train=options.train,
+        dev=options.dev,
         model_dir=str(directory / "parser"),
         seed=options.seed,
         **parser_settings,
     )
+    if TAG_FEATURES & set(parser_options.features):
+        train_tagged, dev_tagged = jackknifed(options, log)
+        parser_options.train, parser_options.dev = str(train_tagged), None if dev_tagged is None else str(dev_tagged)
+    else:
+        print("parser: it reads no tag column, so it trains on the gold treebank (no jack-knife folds)", file=log)
     if options.epochs:
         parser_options.epochs = options.epochs
     parser_options.max_minutes = budgets["parser"]

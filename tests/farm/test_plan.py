@@ -251,3 +251,15 @@ def test_a_plan_cut_to_some_treebanks_runs_only_their_jobs_and_an_unknown_name_i
     result = run_cli("farm", SMOKE, "--work-dir", tmp_path / "w", "--treebanks", "ta_ttb,xx_nope")
     assert_one_error_line(result, "--treebanks: xx_nope not in", "ta_ttb, wo_wtb")
     assert not (tmp_path / "w").exists()  # refused before anything was written
+
+
+def test_a_pipeline_whose_parser_reads_no_tags_has_no_fold_jobs():
+    plan = plan_from_dict(
+        {
+            "treebanks": {"ta_ttb": {"path": str(DATA / "ud" / "ta_ttb")}},
+            "settings": [{"name": "p", "arch": "pipeline", "options": {"features": "words,chars"}}],
+        },
+        ROOT,
+    )
+    steps = sorted(job.step for job in plan_jobs(plan, {"ta_ttb": FILES}, Path("/w")))
+    assert steps == ["evaluate", "pipeline", "tagger", "tokenizer"]

@@ -322,12 +322,13 @@ def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFil
     jobs = [
         part_job("tagger", "tagger", files.train, f"{model_dir}/tagger", tagger_options),
         part_job("tokenizer", "tokenizer", files.train, f"{model_dir}/tokenizer", part_options),
-        split,
     ]
     for k in range(2, taggers + 1):  # the other members of the tagger ensemble: the next seeds
         directory = f"{model_dir}/{tagger_member(k)}"
         jobs.append(part_job(f"tagger-{k}", "tagger", files.train, directory, tagger_options, member=k))
-    for k in range(1, folds + 1):
+    if _reads_tags(options):  # a parser reading no tag column trains on the gold treebank: no folds
+        jobs.append(split)
+    for k in range(1, folds + 1 if _reads_tags(options) else 1):
         train = str(fold_training_file(model_dir, k))
         directory = str(fold_tagger_directory(model_dir, k))
         jobs.append(part_job(f"fold-{k}", "tagger", train, directory, tagger_options, (split.id,)))
@@ -346,6 +347,12 @@ def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFil
         )
     )
     return jobs
+
+
+def _reads_tags(options: dict) -> bool:
+    """Whether a pipeline's parser reads a tag column (and so trains on jack-knifed tags): the recipe's features
+    do where the treebank has tags; given ones do if they name pos or feats."""
+    return "features" not in options or bool({"pos", "feats"} & set(str(options["features"]).split(",")))
 
 
 def _evaluation_job(
