@@ -290,13 +290,23 @@ def test_several_taggers_train_on_their_own_seeds_and_tag_as_their_ensemble(smal
     assert_one_error_line(given, "--taggers", "--tagger")
 
 
-def test_a_parser_that_reads_no_tags_trains_on_the_gold_treebank_without_folds(small_treebank, tmp_path):
+@pytest.mark.parametrize(
+    "parser_options",
+    [["--features", "words,chars"], ["--context-layers", "1", "--joint-upos"]],  # the recipe: words,chars
+    ids=["words-chars", "joint-upos"],
+)
+def test_a_parser_that_reads_no_tags_trains_on_the_gold_treebank_without_folds(
+    small_treebank, tmp_path, parser_options
+):
     model = tmp_path / "m"
     result = lstmparse(
         "train", "--arch", "pipeline", "--train", small_treebank["train"], "--dev", small_treebank["dev"],
-        "--model-dir", model, "--epochs", "1", "--features", "words,chars", "--system", "arc-hybrid",
+        "--model-dir", model, "--epochs", "1", "--system", "arc-hybrid", *parser_options,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "no jack-knife folds" in result.stderr and "jack-knife fold 1" not in result.stderr
     parser_record = json.loads((model / "parser" / "config.json").read_text())["training"]
     assert parser_record["train"] == str(small_treebank["train"]) and not (model / "jackknife").exists()
+    parser_config = json.loads((model / "parser" / "config.json").read_text())
+    assert parser_config["features"] == ["words", "chars"]
+    assert parser_config["dims"]["joint_upos"] == ("--joint-upos" in parser_options)

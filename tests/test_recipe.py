@@ -43,6 +43,8 @@ def test_settings_follow_the_data_and_what_is_given_is_kept():
     rich = choose_settings(facts(feats_share=0.7, nonprojective_trees=3), {})
     assert (rich.features, rich.system) == ("words,pos,feats,chars", "arc-swap")
     assert "3 of 100 training trees are non-projective" in rich.reasons[1]
+    joint = choose_settings(facts(feats_share=0.7), {}, joint_upos=True)
+    assert joint.features == "words,chars" and "--joint-upos" in joint.reasons[0]
     untagged = choose_settings(facts(upos_share=0.0), {"system": "arc-hybrid"})
     assert (untagged.features, untagged.system) == ("words,chars", "arc-hybrid")
     assert untagged.reasons[1] == "system arc-hybrid: given"

@@ -167,12 +167,18 @@ class Recipe:
     reasons: list[str] = field(default_factory=list)
 
 
-def choose_settings(facts: TreebankFacts, given: dict) -> Recipe:
-    """Features and transition system for what ``given`` (the options the user named) leaves open."""
+def choose_settings(facts: TreebankFacts, given: dict, joint_upos: bool = False) -> Recipe:
+    """Features and transition system for what ``given`` (the options the user named) leaves open.
+
+    A parser that predicts UPOS itself (``joint_upos``) learns gold tags, so it reads no tag column.
+    """
     reasons = []
     if "features" in given:
         features = given["features"]
         reasons.append(f"features {features}: given")
+    elif joint_upos:
+        features = "words,chars"
+        reasons.append("features words,chars: the parser predicts UPOS itself (--joint-upos) and reads no tags")
     else:
         chosen = ["words", "chars"]
         if facts.upos_share > 0.5:

@@ -85,6 +85,8 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
         seed=options.seed,
         **parser_settings,
     )
+    if parser_options.dims.joint_upos and TAG_FEATURES & set(parser_options.features):
+        raise ConfigurationError("--joint-upos learns the gold UPOS, so the parser reads no tags: drop pos and feats")
     if TAG_FEATURES & set(parser_options.features):
         train_tagged, dev_tagged = jackknifed(options, log)
         parser_options.train, parser_options.dev = str(train_tagged), None if dev_tagged is None else str(dev_tagged)
@@ -144,7 +146,7 @@ def _chosen_parser_settings(options: PipelineOptions, record: dict, log: TextIO)
     given = {name: getattr(parser, name) for name in ("features", "system") if name not in options.choose}
     if "features" in given:
         given["features"] = ",".join(given["features"])
-    recipe = choose_settings(treebank_facts(options.train), given)
+    recipe = choose_settings(treebank_facts(options.train), given, parser.dims.joint_upos)
     record["recipe"] = recipe.reasons
     for reason in recipe.reasons:
         print(f"recipe: {reason}", file=log)
