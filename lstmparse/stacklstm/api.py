@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 WORDS_PER_SENTENCE = 25  # lock-step batches close at this many words per sentence on average
 FEATS_EVIDENCE_WORDS = 1000  # a FEATS model refuses input whose first this many words have no feature
+OWN_TAGS_WINDOW = 64  # sentences a joint-UPOS parser tags at a time before parsing them
 
 
 class Parser:
@@ -81,7 +82,7 @@ class Parser:
     def _best(self, sentences: Iterable[Sentence | Sequence[str]], beam: int, batch_size: int) -> Iterator[Sentence]:
         """Each sentence with its best tree found with ``beam`` (greedy one at a time: the model's own loop)."""
         _check_search(beam, 1, batch_size)
-        checked = self._readable(checked_sentences(sentences))
+        checked = self._prepared(sentences)
         if batch_size == 1 and beam == 1:
             return (sentence.with_tree(*self.model.parse(sentence.tokens)) for sentence in checked)
         return (
@@ -104,7 +105,7 @@ class Parser:
         advanced together: ``batch_size // beam`` sentences at a time (at least one).
         """
         _check_search(beam, kbest, batch_size)
-        decoded = self._decoded(self._readable(checked_sentences(sentences)), beam, kbest, batch_size)
+        decoded = self._decoded(self._prepared(sentences), beam, kbest, batch_size)
         return (_ranked(sentence, candidates) for sentence, candidates in decoded)
 
     def candidates(
@@ -135,8 +136,27 @@ class Parser:
         if confidence == "kbest" and kbest < 2:
             raise ValueError("confidence from the k-best list needs kbest of at least 2")
         _check_search(beam, kbest, batch_size)
-        decoded = self._decoded(self._readable(checked_sentences(sentences)), beam, kbest, batch_size)
+        decoded = self._decoded(self._prepared(sentences), beam, kbest, batch_size)
         return (_with_confidence(sentence, trees, confidence, beam > 1) for sentence, trees in decoded)
+
+    def _prepared(self, sentences: Iterable[Sentence | Sequence[str]]) -> Iterator[Sentence]:
+        """The sentences checked (:meth:`_readable`), and their blank UPOS filled by a parser that predicts it."""
+        checked = self._readable(checked_sentences(sentences))
+        if getattr(self.model, "upos_head", None) is None:
+            return checked
+        return (sentence for window in windows(checked, OWN_TAGS_WINDOW) for sentence in self._own_tags(window))
+
+    def _own_tags(self, window: list[Sentence]) -> list[Sentence]:
+        """A joint-UPOS parser's tags (``--joint-upos``) in each blank UPOS of ``window``; given tags are kept.
+
+        Its tree reads no tag column, so the tree and the tags both come from its one network.
+        """
+        predicted = self.model.predict_upos([sentence.tokens for sentence in window])
+        filled = []
+        for sentence, tags in zip(window, predicted, strict=True):
+            upos = [_given_or(token.upos, tag) for token, tag in zip(sentence.tokens, tags, strict=True)]
+            filled.append(sentence.with_columns({"upos": upos}))
+        return filled
 
     def _readable(self, sentences: Iterator[Sentence]) -> Iterator[Sentence]:
         """The sentences, once it is clear that they fill the tag columns the model reads.
@@ -278,3 +298,8 @@ def _decoded_by_length(
         for index, candidates in zip(batch, decoder.parse([window[i].tokens for i in batch], beam, kbest), strict=True):
             results[index] = candidates
     return results
+
+
+def _given_or(value: str, predicted: str) -> str:
+    """A column's value as the input gives it, or ``predicted`` where the input leaves it blank."""
+    return value if value not in ("", "_") else predicted

@@ -100,3 +100,39 @@ def test_the_command_line_refuses_joint_tags_it_cannot_learn(small_treebank, tmp
         *arguments,
     )
     assert_one_error_line(result, fragment)
+
+
+def test_a_joint_parser_fills_blank_upos_with_its_own_tags_on_every_decoding_path(hungarian, tmp_path):
+    """Untagged input gets the parser's tags (greedy one at a time, lock-step, beam); given tags stay; trees agree."""
+    from conftest import blank_tags
+
+    from lstmparse.stacklstm.api import Parser
+
+    options = StackLSTMOptions(
+        train=str(hungarian["train"]),
+        model_dir=str(tmp_path / "joint"),
+        features=["words", "chars"],
+        epochs=2,
+        seed=1,
+        dims=StackLSTMDimensions(**SMALL, context_layers=1, joint_upos=True),
+    )
+    train(options, log=io.StringIO())
+    parser = Parser.load(str(tmp_path / "joint"))
+    tagged = tmp_path / "dev.conllu"
+    tagged.write_text(first_sentences(hungarian["dev"], 40), encoding="utf-8")
+    untagged = tmp_path / "untagged.conllu"
+    untagged.write_text(blank_tags(tagged.read_text(encoding="utf-8")), encoding="utf-8")
+    sentences = list(read_treebank(str(untagged)))
+    expected = parser.model.predict_upos([s.tokens for s in sentences])
+    runs = {
+        "one at a time": list(parser.parse(sentences, batch_size=1)),
+        "lock-step": list(parser.parse(sentences, batch_size=8)),
+        "beam 2": [best for best, *_ in parser.parse_kbest(sentences, beam=2)],
+    }
+    for name, parsed in runs.items():
+        assert [[t.upos for t in s.tokens] for s in parsed] == expected, name
+    kept = list(parser.parse(read_treebank(str(tagged)), batch_size=8))
+    given = [[t.upos for t in s.tokens] for s in read_treebank(str(tagged))]
+    assert [[t.upos for t in s.tokens] for s in kept] == given
+    trees = [[(t.head, t.deprel) for t in s.tokens] for s in kept]
+    assert trees == [[(t.head, t.deprel) for t in s.tokens] for s in runs["lock-step"]]  # tags are not read
