@@ -11,10 +11,12 @@ unless ``retag``); tokenized input skips the tokenizer.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import cast
 
+from lstmparse.core.batching import SENTENCE_WINDOW, windows
 from lstmparse.core.model_io import model_repr
 from lstmparse.core.records import ModelRecord, directory_of, read_record
 from lstmparse.errors import ModelError
@@ -22,7 +24,7 @@ from lstmparse.io.document import Document
 from lstmparse.io.formats import RAW_FORMATS, Sentence, read_sentences
 from lstmparse.io.inputs import checked_sentences
 from lstmparse.pipeline.manifest import ARCH, PART_ARCHS, decoding_beam, part_directories
-from lstmparse.stacklstm.api import Parser
+from lstmparse.stacklstm.api import OWN_TAGS_WINDOW, Parser
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tokenizer.api import PARAGRAPHS_PER_WINDOW, Tokenizer
 
@@ -124,7 +126,28 @@ class Pipeline:
         """
         if self.tagger is None:
             return checked_sentences(sentences)
-        return self.tagger.tag(sentences, retag, *((1,) if streaming else ()))
+        if self.parser is None or not self.parser.predicts_upos:
+            return self.tagger.tag(sentences, retag, *((1,) if streaming else ()))
+        return self._upos_from_parser(checked_sentences(sentences), retag, streaming)
+
+    def _upos_from_parser(self, sentences: Iterator[Sentence], retag: bool, streaming: bool) -> Iterator[Sentence]:
+        """The tagger's columns, but UPOS from a parser that predicts it (``--joint-upos``) wherever the input leaves
+        UPOS blank (every word with ``retag``): the tags the tree was learned with, from the same network."""
+        given: deque[list[str] | None] = deque()
+
+        def remembered() -> Iterator[Sentence]:
+            for sentence in sentences:
+                given.append(None if retag else [token.upos for token in sentence.tokens])
+                yield sentence
+
+        assert self.tagger is not None and self.parser is not None
+        tagger_window, window = (1, 1) if streaming else (SENTENCE_WINDOW, OWN_TAGS_WINDOW)
+        for tagged in windows(self.tagger.tag(remembered(), retag, tagger_window), window):
+            blanked = []
+            for sentence in tagged:
+                upos = given.popleft() or ["_"] * len(sentence)
+                blanked.append(sentence.with_columns({"upos": [u if u not in ("", "_") else "_" for u in upos]}))
+            yield from self.parser.fill_blank_upos(blanked)
 
     def parse_text(self, text: str, batch_size: int = 32) -> list[Sentence]:
         """Raw text to parsed sentences (``pipeline(text)`` gives them as a :class:`Document`)."""

@@ -82,7 +82,7 @@ class Parser:
     def _best(self, sentences: Iterable[Sentence | Sequence[str]], beam: int, batch_size: int) -> Iterator[Sentence]:
         """Each sentence with its best tree found with ``beam`` (greedy one at a time: the model's own loop)."""
         _check_search(beam, 1, batch_size)
-        checked = self._prepared(sentences)
+        checked = self._prepared(sentences, batch_size)
         if batch_size == 1 and beam == 1:
             return (sentence.with_tree(*self.model.parse(sentence.tokens)) for sentence in checked)
         return (
@@ -105,7 +105,7 @@ class Parser:
         advanced together: ``batch_size // beam`` sentences at a time (at least one).
         """
         _check_search(beam, kbest, batch_size)
-        decoded = self._decoded(self._prepared(sentences), beam, kbest, batch_size)
+        decoded = self._decoded(self._prepared(sentences, batch_size), beam, kbest, batch_size)
         return (_ranked(sentence, candidates) for sentence, candidates in decoded)
 
     def candidates(
@@ -136,26 +136,34 @@ class Parser:
         if confidence == "kbest" and kbest < 2:
             raise ValueError("confidence from the k-best list needs kbest of at least 2")
         _check_search(beam, kbest, batch_size)
-        decoded = self._decoded(self._prepared(sentences), beam, kbest, batch_size)
+        decoded = self._decoded(self._prepared(sentences, batch_size), beam, kbest, batch_size)
         return (_with_confidence(sentence, trees, confidence, beam > 1) for sentence, trees in decoded)
 
-    def _prepared(self, sentences: Iterable[Sentence | Sequence[str]]) -> Iterator[Sentence]:
-        """The sentences checked (:meth:`_readable`), and their blank UPOS filled by a parser that predicts it."""
+    def _prepared(self, sentences: Iterable[Sentence | Sequence[str]], batch_size: int) -> Iterator[Sentence]:
+        """The sentences checked (:meth:`_readable`), and their blank UPOS filled by a parser that predicts it
+        (sentence by sentence for ``batch_size`` 1, so that interactive input streams)."""
         checked = self._readable(checked_sentences(sentences))
-        if getattr(self.model, "upos_head", None) is None:
+        if not self.predicts_upos:
             return checked
-        return (sentence for window in windows(checked, OWN_TAGS_WINDOW) for sentence in self._own_tags(window))
+        window = 1 if batch_size == 1 else OWN_TAGS_WINDOW
+        return (sentence for group in windows(checked, window) for sentence in self.fill_blank_upos(group))
 
-    def _own_tags(self, window: list[Sentence]) -> list[Sentence]:
+    @property
+    def predicts_upos(self) -> bool:
+        """Whether this parser was trained to predict UPOS too (``--joint-upos``)."""
+        return getattr(self.model, "upos_head", None) is not None
+
+    def fill_blank_upos(self, window: list[Sentence]) -> list[Sentence]:
         """A joint-UPOS parser's tags (``--joint-upos``) in each blank UPOS of ``window``; given tags are kept.
 
         Its tree reads no tag column, so the tree and the tags both come from its one network.
         """
-        predicted = self.model.predict_upos([sentence.tokens for sentence in window])
-        filled = []
-        for sentence, tags in zip(window, predicted, strict=True):
-            upos = [_given_or(token.upos, tag) for token, tag in zip(sentence.tokens, tags, strict=True)]
-            filled.append(sentence.with_columns({"upos": upos}))
+        blank = [k for k, sentence in enumerate(window) if any(t.upos in ("", "_") for t in sentence.tokens)]
+        predicted = dict(zip(blank, self.model.predict_upos([window[k].tokens for k in blank]), strict=True))
+        filled = list(window)
+        for k, tags in predicted.items():
+            upos = [_given_or(token.upos, tag) for token, tag in zip(window[k].tokens, tags, strict=True)]
+            filled[k] = window[k].with_columns({"upos": upos})
         return filled
 
     def _readable(self, sentences: Iterator[Sentence]) -> Iterator[Sentence]:

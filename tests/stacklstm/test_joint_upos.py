@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import dynet as dy
 import pytest
@@ -136,3 +137,66 @@ def test_a_joint_parser_fills_blank_upos_with_its_own_tags_on_every_decoding_pat
     assert [[t.upos for t in s.tokens] for s in kept] == given
     trees = [[(t.head, t.deprel) for t in s.tokens] for s in kept]
     assert trees == [[(t.head, t.deprel) for t in s.tokens] for s in runs["lock-step"]]  # tags are not read
+
+
+@pytest.fixture(scope="module")
+def joint_pipeline(small_treebank, tmp_path_factory):
+    """The default pipeline's tokenizer and tagger with a small joint-UPOS parser (two epochs on 200 EWT sentences)."""
+    from conftest import ROOT
+
+    folder = tmp_path_factory.mktemp("joint_pipeline")
+    options = StackLSTMOptions(
+        train=str(small_treebank["train"]),
+        model_dir=str(folder / "parser"),
+        features=["words", "chars"],
+        epochs=2,
+        seed=1,
+        dims=StackLSTMDimensions(**SMALL, context_layers=1, joint_upos=True),
+    )
+    train(options, log=io.StringIO())
+    default = ROOT / "models" / "en_ewt_pipeline"
+    made = run_cli(
+        "train", "--arch", "pipeline", "--parser", folder / "parser", "--tagger", default,
+        "--tokenizer", default, "--model-dir", folder / "pipeline",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    return folder / "pipeline"
+
+
+def test_a_pipeline_takes_upos_from_its_joint_parser_and_the_rest_from_its_tagger(
+    joint_pipeline, small_treebank, tmp_path
+):
+    from conftest import blank_tags
+
+    from lstmparse.pipeline.api import Pipeline
+    from lstmparse.tagger.api import POSTagger
+
+    pipeline = Pipeline.load(joint_pipeline)
+    gold = list(read_treebank(str(small_treebank["dev"])))
+    blanked = tmp_path / "untagged.conllu"
+    blanked.write_text(blank_tags(Path(small_treebank["dev"]).read_text(encoding="utf-8")), encoding="utf-8")
+    untagged = list(read_treebank(str(blanked)))
+    parsed = list(pipeline.parse(untagged))
+    assert [[t.upos for t in s.tokens] for s in parsed] == pipeline.parser.model.predict_upos(
+        [s.tokens for s in untagged]
+    )
+    tagged_alone = list(POSTagger.load(joint_pipeline / "tagger").tag(untagged))
+    for column in ("xpos", "feats", "lemma"):
+        assert [[getattr(t, column) for t in s.tokens] for s in parsed] == [
+            [getattr(t, column) for t in s.tokens] for s in tagged_alone
+        ]
+    assert [[t.upos for t in s.tokens] for s in parsed] != [[t.upos for t in s.tokens] for s in tagged_alone]
+    given = list(pipeline.parse(gold))  # tagged input keeps its UPOS, unless retagged
+    assert [[t.upos for t in s.tokens] for s in given] == [[t.upos for t in s.tokens] for s in gold]
+    retagged = list(pipeline.parse(gold, retag=True))
+    assert [[t.upos for t in s.tokens] for s in retagged] == [[t.upos for t in s.tokens] for s in parsed]
+
+
+def test_a_joint_pipeline_writes_the_same_bytes_with_jobs_and_streaming(joint_pipeline, small_treebank, tmp_path):
+    text = "Dogs chase cats. The committee approved the new budget on Tuesday.\n\nCats sleep."
+    outputs = [
+        run_cli("parse", "--model", joint_pipeline, "--input-format", "raw", "--quiet", *extra, stdin=text)
+        for extra in ([], ["--jobs", "2"], ["--batch-size", "1"])
+    ]
+    assert all(result.returncode == 0 for result in outputs), [r.stderr for r in outputs]
+    assert outputs[0].stdout == outputs[1].stdout == outputs[2].stdout and outputs[0].stdout.count("\troot\t") == 3
