@@ -310,3 +310,18 @@ def test_a_parser_that_reads_no_tags_trains_on_the_gold_treebank_without_folds(
     parser_config = json.loads((model / "parser" / "config.json").read_text())
     assert parser_config["features"] == ["words", "chars"]
     assert parser_config["dims"]["joint_upos"] == ("--joint-upos" in parser_options)
+
+
+def test_ensembles_given_as_parts_are_copied_with_their_members(tmp_path):
+    """A pipeline from another pipeline's tagger and parser ensembles parses as that pipeline does (same beam)."""
+    models = ROOT / "models"
+    source = models / "en_ewt_pipeline_ensemble"
+    parts = ["--parser", source, "--tagger", source, "--tokenizer", source]
+    result = run_cli("train", "--arch", "pipeline", *parts, "--model-dir", tmp_path / "p")
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((tmp_path / "p" / "tagger" / "config.json").read_text())
+    assert manifest["members"] == ["../tagger_1", "../tagger_2", "../tagger_3"]
+    text = "Dogs chase cats. The committee approved the new budget on Tuesday."
+    ours = run_cli("parse", "--model", tmp_path / "p", "--input-format", "raw", "--beam", "2", "--quiet", stdin=text)
+    theirs = run_cli("parse", "--model", source, "--input-format", "raw", "--beam", "2", "--quiet", stdin=text)
+    assert ours.returncode == 0 and ours.stdout == theirs.stdout and ours.stdout.count("\troot\t") == 2

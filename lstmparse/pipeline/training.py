@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from lstmparse.core.ensembles import write_ensemble
+from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
+from lstmparse.core.ensembles import member_directories, write_ensemble
 from lstmparse.core.families import family
 from lstmparse.core.model_io import CARD, CONFIG, atomic_write, model_arch
 from lstmparse.core.options import RunOptions
@@ -133,9 +134,25 @@ def _given_part(name: str, source: str, directory: Path, log: TextIO) -> dict:
     if target.resolve() != found.resolve():
         if target.exists():
             shutil.rmtree(target)
-        shutil.copytree(found, target, ignore=shutil.ignore_patterns("checkpoint", "epochs"))
+        if model_arch(found) in ENSEMBLE_ARCHS:
+            _copy_ensemble(found, target)
+        else:
+            shutil.copytree(found, target, ignore=shutil.ignore_patterns("checkpoint", "epochs"))
     print(f"{name}: {found} (given, not trained)", file=log)
     return {"given": str(found), **_summary(_finished_record(target) or {})}
+
+
+def _copy_ensemble(source: Path, target: Path) -> None:
+    """An ensemble given as a part: its members copied beside it (``target``'s name with ``_1``, ``_2``, ...) and a
+    manifest in ``target`` naming the copies, in the same order (the manifest alone would name missing places)."""
+    copies = []
+    for k, member in enumerate(member_directories(source), start=1):
+        copy = target.parent / f"{target.name}_{k}"
+        if copy.exists():
+            shutil.rmtree(copy)
+        shutil.copytree(member, copy, ignore=shutil.ignore_patterns("checkpoint", "epochs"))
+        copies.append(copy)
+    write_ensemble(copies, target)
 
 
 def _chosen_parser_settings(options: PipelineOptions, record: dict, log: TextIO) -> dict:
