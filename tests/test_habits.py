@@ -114,10 +114,23 @@ def test_processors_stop_after_tokenizing_or_tagging():
 
 
 def test_any_tagger_feeds_any_tag_reading_parser():
-    """--tagger with a UPOS-reading parser gives what tagging first and parsing the tagged text gives."""
+    """--tagger with a UPOS-reading parser gives what tagging first and parsing the tagged text gives.
+
+    (``--tagger PIPELINE`` takes the pipeline's tagger: the default pipeline's own tag stage takes UPOS from its
+    parser, which predicts it.)"""
     text = "Dogs bark .\nThe cat sat on the mat .\n"
     paired = cli("parse", "--model", "en_ewt_upos", "--tagger", "en_ewt_pipeline", "--input-format", "text", stdin=text)
-    tagged = cli("parse", "--processors", "tag", "--input-format", "text", "--quiet", stdin=text)
+    tagged = cli(
+        "parse",
+        "--model",
+        "en_ewt_pipeline/tagger",
+        "--processors",
+        "tag",
+        "--input-format",
+        "text",
+        "--quiet",
+        stdin=text,
+    )
     in_two_steps = cli("parse", "--model", "en_ewt_upos", "--quiet", stdin=tagged.stdout)
     assert paired.returncode == 0 and in_two_steps.returncode == 0, paired.stderr + in_two_steps.stderr
     assert paired.stdout == in_two_steps.stdout

@@ -117,8 +117,8 @@ def test_readme_shell_examples_run(tmp_path):
 
 
 def test_default_model_tags_and_lemmatizes_what_is_untagged(parser):
-    """The default pipeline fills blank tag and lemma columns itself and keeps filled ones; its parser reads the
-    UPOS it is given (trained on jack-knifed tags), so the gold tags of the input are what it parses with."""
+    """The default pipeline fills blank tag and lemma columns itself and keeps filled ones; its parser predicts the
+    UPOS itself (--joint-upos) and reads no tag column, so given tags change no tree."""
     tagged = list(read_sentences(str(ROOT / "data" / "sample.trees.conllu")))
     blank = [s.with_columns({c: ["_"] * len(s) for c in ("lemma", "upos", "xpos", "feats")}) for s in tagged]
     filled = list(parser.parse(blank))
@@ -129,11 +129,9 @@ def test_default_model_tags_and_lemmatizes_what_is_untagged(parser):
     given_lemmas = [s.with_columns({"lemma": [t.form.lower() for t in s.tokens]}) for s in tagged]
     kept_lemmas = [t.lemma for s in parser.tag(given_lemmas) for t in s.tokens]
     assert kept_lemmas == [t.lemma for s in given_lemmas for t in s.tokens]
-    assert "pos" in parser.parser.model.features
-    with_tags = parser.parser.parse(
-        [s.with_columns({"upos": [t.upos for t in f.tokens]}) for s, f in zip(tagged, filled, strict=True)]
-    )
-    assert [(s.heads, s.deprels) for s in with_tags] == [(s.heads, s.deprels) for s in filled]
+    assert parser.parser.predicts_upos and not {"pos", "feats"} & set(parser.parser.model.features)
+    assert [[t.upos for t in s.tokens] for s in filled] == parser.parser.model.predict_upos([s.tokens for s in blank])
+    assert [(s.heads, s.deprels) for s in kept] == [(s.heads, s.deprels) for s in filled]
 
 
 def test_the_default_pipeline_copies_no_lemma_its_training_data_supports_once(parser, ewt):
@@ -184,11 +182,11 @@ def test_lstmparse_models_is_searched_first_for_the_default_model(tmp_path):
 
 def test_the_default_parser_reads_no_tags():
     """Parser.load() without a path (a parser cannot tag) gives the shipped parser that reads words and characters
-    only; the default pipeline, which tags first, has its own tag-reading parser."""
+    only; the default pipeline's parser predicts UPOS itself (--joint-upos)."""
     from lstmparse.stacklstm.api import Parser
 
     assert set(Parser.load().model.features) <= {"words", "chars"}
-    assert "pos" in lstmparse.load().parser.model.features
+    assert lstmparse.load().parser.predicts_upos
 
 
 @pytest.mark.slow
