@@ -64,7 +64,7 @@ def member_directories(source: str | Path | ModelRecord) -> list[Path]:
     return [(path / member).resolve() for member in members]
 
 
-def write_ensemble(members: list[str | Path], output: str | Path) -> None:
+def write_ensemble(members: Sequence[str | Path], output: str | Path) -> None:
     """Write the manifest of the ensemble of ``members`` in ``output`` (members named relative to it).
 
     Models that cannot form an ensemble (another family than the first member's, or

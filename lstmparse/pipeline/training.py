@@ -199,7 +199,7 @@ def _trained_taggers(options: PipelineOptions, log: TextIO) -> dict:
     members = {"tagger": first}
     for k in range(2, options.taggers + 1):
         part = _part_options(TaggerOptions, options, directory / tagger_member(k), options.train, "tagger")
-        part.seed = options.seed + k - 1
+        part.seed = None if options.seed is None else options.seed + k - 1  # None: each draws its own
         members[tagger_member(k)] = _train_or_reuse(tagger_member(k), "tagger", part, options.resume, log)
     order = analyses_first([directory / name for name in members])
     write_ensemble(order, directory / TAGGERS_DIRECTORY)

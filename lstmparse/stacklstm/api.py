@@ -158,8 +158,11 @@ class Parser:
 
         Its tree reads no tag column, so the tree and the tags both come from its one network.
         """
+        model = self.model
+        if not isinstance(model, StackLSTMParser):
+            raise ModelError(f"{self.name}: an ensemble of parsers predicts no UPOS")
         blank = [k for k, sentence in enumerate(window) if any(t.upos in ("", "_") for t in sentence.tokens)]
-        predicted = dict(zip(blank, self.model.predict_upos([window[k].tokens for k in blank]), strict=True))
+        predicted = dict(zip(blank, model.predict_upos([window[k].tokens for k in blank]), strict=True))
         filled = list(window)
         for k, tags in predicted.items():
             upos = [_given_or(token.upos, tag) for token, tag in zip(window[k].tokens, tags, strict=True)]

@@ -242,12 +242,15 @@ class StackLSTMParser:
                 step += 1
                 continue
             correct = oracle.correct(config, example, step, legal)
-            log_probs = dy.log_softmax(self.scores(config), legal)
+            log_probs = legal_log_probs(self.scores(config), legal)
             if len(correct) < len(legal):
-                picked = [dy.pick(log_probs, action) for action in correct]
+                picked = [dy.pick(log_probs, legal.index(action)) for action in correct]
                 losses.append(-(picked[0] if len(picked) == 1 else dy.logsumexp(picked)))
             exploring = oracle.explores(correct, rng)
-            values = log_probs.npvalue() if oracle.needs_scores(correct, exploring) else None
+            values = None
+            if oracle.needs_scores(correct, exploring):
+                values = np.full(len(self.system.actions), -np.inf, dtype=np.float32)
+                values[legal] = log_probs.npvalue()
             self.step(config, oracle.follow(correct, legal, values, exploring, rng))
             step += 1
         return dy.esum(losses) if losses else None
@@ -318,6 +321,16 @@ class StackLSTMParser:
 
     def set_parameter_values(self, values: dict[str, np.ndarray], version: int) -> None:
         assign_values(self.model, self.named_parameters(), values, version)
+
+
+def legal_log_probs(scores: dy.Expression, legal: Sequence[int]) -> dy.Expression:
+    """log p(a | legal) of the ``legal`` actions, in that order: the softmax over their rows alone.
+
+    DyNet's restricted ``log_softmax`` writes minus infinity for the other actions into its
+    memory pool, and a later graph of another model in the same process (the seq2seq
+    parser's training) has been seen to read such leftovers as NaN (bench notes, session 13).
+    """
+    return dy.log_softmax(dy.select_rows(scores, list(legal)))
 
 
 def revision_1_changes(config: dict, system: TransitionSystem) -> list[str]:
