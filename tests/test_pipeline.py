@@ -288,6 +288,9 @@ def test_several_taggers_train_on_their_own_seeds_and_tag_as_their_ensemble(smal
     assert [[t.upos for t in s.tokens] for s in read_sentences(str(tmp_path / "parsed.conllu"))] == ensemble
     given = lstmparse(*common, "--tagger", model / "tagger", "--taggers", "2", "--overwrite")
     assert_one_error_line(given, "--taggers", "--tagger")
+    one = lstmparse(*common, "--system", "arc-hybrid", "--seed", "3", "--tagger", model / "tagger", "--resume")
+    assert one.returncode == 0, one.stderr
+    assert json.loads((model / "config.json").read_text())["parts"]["tagger"] == "tagger"  # not the old ensemble
 
 
 @pytest.mark.parametrize(

@@ -69,6 +69,8 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
         record["budget_minutes"] = {part: round(minutes, 2) for part, minutes in budgets.items() if minutes is not None}
     for name, source in options.given_parts.items():
         record["parts"][name] = _given_part(name, source, directory, log)
+    if "tagger" in options.given_parts:  # the given tagger tags, not an earlier run's ensemble (--taggers)
+        shutil.rmtree(directory / TAGGERS_DIRECTORY, ignore_errors=True)
     if "parser" in options.given_parts:
         if "tagger" not in options.given_parts:
             record["parts"]["tagger"] = _trained_taggers(options, log)
