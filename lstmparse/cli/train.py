@@ -8,106 +8,44 @@ use it is refused rather than silently ignored.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, clean_errors, configure_dynet
-from lstmparse.core.families import TRAINABLE, family
-from lstmparse.core.options import RunOptions
+from lstmparse.cli.family_options import (
+    FAMILIES,
+    FEATURE_HELP,
+    PIPELINE,
+    SEQ2SEQ,
+    STACK,
+    TAGGER,
+    TOKENIZER,
+    TREE,
+    FamilyCommand,
+    FamilyOption,
+    batch_size_default,
+    default_of,
+    defaults_of,
+    family_option,
+    learning_rate_default,
+)
+from lstmparse.core.families import family
 from lstmparse.layers import CHAR_LSTM_SIZE
 from lstmparse.pipeline.options import PipelineOptions
-from lstmparse.seq2seq.options import Seq2SeqDimensions, Seq2SeqOptions
+from lstmparse.seq2seq.options import Seq2SeqDimensions
 from lstmparse.stacklstm.options import (
-    BATCH_SIZE_HELP,
     BATCHING,
     DEFAULT_FEATURES,
-    FEATURES,
-    LEARNING_RATE_HELP,
     StackLSTMDimensions,
     StackLSTMOptions,
 )
 from lstmparse.stacklstm.oracles import ORACLES
 from lstmparse.stacklstm.systems import SYSTEMS
 from lstmparse.tagger.options import TaggerDimensions, TaggerOptions
-from lstmparse.tokenizer.options import TokenizerDimensions, TokenizerOptions
+from lstmparse.tokenizer.options import TokenizerDimensions
 from lstmparse.treelstm.options import TreeLSTMDimensions, TreeLSTMOptions
-
-FAMILIES = {arch: family(arch).title for arch in TRAINABLE}  # --arch: its section of --help
-EVERY = tuple(FAMILIES)
-STACK = ("stacklstm",)
-TREE = ("treelstm", "ldtreelstm")
-SEQ2SEQ = ("seq2seq",)
-TAGGER = ("tagger",)
-TOKENIZER = ("tokenizer",)
-PIPELINE = ("pipeline",)
-FEATURE_HELP = f"comma-separated token features from {','.join(FEATURES)}"
-
-
-class FamilyOption(click.Option):
-    """An option that knows which architectures (``--arch``) it applies to."""
-
-    def __init__(self, *args, families: tuple[str, ...] = EVERY, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.families = families
-
-    @property
-    def section(self) -> str:
-        if self.families == EVERY:
-            return "Every architecture"
-        names = sorted({FAMILIES[f] for f in self.families}, key=list(FAMILIES.values()).index)
-        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-        return listed + f" (--arch {', '.join(self.families)})"
-
-
-class FamilyCommand(click.Command):
-    """A command whose ``--help`` lists options in one section per family."""
-
-    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        sections: dict[str, list[tuple[str, str]]] = {}
-        for param in self.get_params(ctx):
-            record = param.get_help_record(ctx)
-            if record is not None:
-                sections.setdefault(getattr(param, "section", "Every architecture"), []).append(record)
-        for title, rows in sections.items():
-            with formatter.section(title):
-                formatter.write_dl(rows)
-
-
-def family_option(*decls: str, families: tuple[str, ...] = EVERY, **kwargs) -> Callable:
-    """``click.option`` for an option of the given architectures (every one by default)."""
-    return click.option(*decls, cls=FamilyOption, families=families, **kwargs)
-
-
-def _default(options_class: type[RunOptions], name: str) -> object:
-    """A field's default in an options dataclass."""
-    return next(f.default for f in dataclasses.fields(options_class) if f.name == name)
-
-
-def _defaults(name: str, per_class: Callable[[type[RunOptions]], object] | None = None) -> str:
-    """'[default: stacklstm 1; TreeLSTMs 32; seq2seq 16]', read from each family's options dataclass."""
-    named: dict[str, type[RunOptions]] = {
-        "stacklstm": StackLSTMOptions,
-        "TreeLSTMs": TreeLSTMOptions,
-        "seq2seq": Seq2SeqOptions,
-        "tagger": TaggerOptions,
-        "tokenizer": TokenizerOptions,
-    }
-    value_of = per_class or (lambda options_class: _default(options_class, name))
-    return "[default: " + "; ".join(f"{label} {value_of(cls)}" for label, cls in named.items()) + "]"
-
-
-def _batch_size_default(options_class: type[RunOptions]) -> object:
-    """The stack-LSTM's batch size follows the training set's size; the others have one value."""
-    return BATCH_SIZE_HELP if options_class is StackLSTMOptions else _default(options_class, "batch_size")
-
-
-def _learning_rate_default(options_class: type[RunOptions]) -> object:
-    """The stack-LSTM's learning rate follows its optimizer and batch size; the others have one value."""
-    return LEARNING_RATE_HELP if options_class is StackLSTMOptions else _default(options_class, "learning_rate")
 
 
 @click.command(cls=FamilyCommand)
@@ -131,7 +69,7 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
 )
 @family_option("--model-dir", required=True, type=click.Path(file_okay=False), help="where the best model is written")
 @family_option("--language", help="the model's language code in its card.json [default: from the treebank's name]")
-@family_option("--epochs", type=click.IntRange(min=1), help=_defaults("epochs"))
+@family_option("--epochs", type=click.IntRange(min=1), help=defaults_of("epochs"))
 @family_option(
     "--max-minutes",
     "--budget-minutes",
@@ -150,21 +88,21 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
 @family_option(
     "--batch-size",
     type=click.IntRange(min=1),
-    help="sentences per update " + _defaults("batch_size", _batch_size_default),
+    help="sentences per update " + defaults_of("batch_size", batch_size_default),
 )
 @family_option(
     "--learning-rate",
     type=float,
     help="SGD's eta0 or Adam's alpha (TreeLSTMs: halved when dev does not improve) "
-    + _defaults("learning_rate", _learning_rate_default),
+    + defaults_of("learning_rate", learning_rate_default),
 )
 @family_option(
     "--dropout",
     type=click.FloatRange(0, 1, max_open=True),
-    help="dropout on token vectors and inside the LSTMs, training only " + _defaults("dropout"),
+    help="dropout on token vectors and inside the LSTMs, training only " + defaults_of("dropout"),
 )
 @family_option(
-    "--seed", type=int, help=f"seeds Python, NumPy and DyNet [default: {_default(StackLSTMOptions, 'seed')}]"
+    "--seed", type=int, help=f"seeds Python, NumPy and DyNet [default: {default_of(StackLSTMOptions, 'seed')}]"
 )
 @family_option("--overwrite", is_flag=True, help="replace the model already in MODEL_DIR (otherwise refused)")
 @family_option(
@@ -176,7 +114,7 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
 @family_option(
     "--memory-mb",
     type=MEMORY_MB,
-    help="DyNet's memory pool, MB " + _defaults("memory_mb", lambda options_class: options_class.DYNET_MEMORY_MB),
+    help="DyNet's memory pool, MB " + defaults_of("memory_mb", lambda options_class: options_class.DYNET_MEMORY_MB),
 )
 @family_option(
     "--resume",
@@ -210,13 +148,13 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
     "--input-format",
     type=click.Choice(["conllu", "conllx"]),
     families=STACK + TREE,
-    help=f"[default: {_default(StackLSTMOptions, 'input_format')}]",
+    help=f"[default: {default_of(StackLSTMOptions, 'input_format')}]",
 )
 @family_option("--features", families=STACK + PIPELINE, help=f"{FEATURE_HELP} [default: {','.join(DEFAULT_FEATURES)}]")
 @family_option(
     "--system",
     families=STACK + PIPELINE,
-    help=f"transition system, stored in the model [default: {_default(StackLSTMOptions, 'system')}]",
+    help=f"transition system, stored in the model [default: {default_of(StackLSTMOptions, 'system')}]",
     type=click.Choice(list(SYSTEMS)),
 )
 @family_option(
@@ -227,14 +165,14 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
         f"{name}: {oracle.description} ({', '.join(n for n, system in SYSTEMS.items() if system.has_oracle(name))})"
         for name, oracle in ORACLES.items()
     )
-    + f" [default: {_default(StackLSTMOptions, 'oracle')}]",
+    + f" [default: {default_of(StackLSTMOptions, 'oracle')}]",
 )
 @family_option(
     "--batching",
     type=click.Choice(list(BATCHING)),
     families=STACK + PIPELINE,
     help="; ".join(f"{name}: {text}" for name, text in BATCHING.items())
-    + f" [default: {_default(StackLSTMOptions, 'batching')}]",
+    + f" [default: {default_of(StackLSTMOptions, 'batching')}]",
 )
 @family_option(
     "--length-batches/--random-batches",
@@ -242,7 +180,7 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
     families=STACK + PIPELINE,
     help="minibatches of sentences of similar length, in a random order (lock-step batches then take fewer "
     "steps), or of random sentences "
-    f"[default: {'--length-batches' if _default(StackLSTMOptions, 'length_batches') else '--random-batches'}]",
+    f"[default: {'--length-batches' if default_of(StackLSTMOptions, 'length_batches') else '--random-batches'}]",
 )
 @family_option(
     "--optimizer",
@@ -250,26 +188,26 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
     families=STACK + PIPELINE,
     help="sgd: eta0 / (1 + decay * epoch) as in the papers; adam: Adam, its alpha decayed alike; "
     "both clip the gradient of a batch's summed loss at "
-    f"{_default(StackLSTMOptions, 'clip')} x sqrt(batch size) [default: {_default(StackLSTMOptions, 'optimizer')}]",
+    f"{default_of(StackLSTMOptions, 'clip')} x sqrt(batch size) [default: {default_of(StackLSTMOptions, 'optimizer')}]",
 )
 @family_option(
     "--alpha",
     type=click.FloatRange(min=0),
     families=STACK + PIPELINE,
-    help=f"explore with p^alpha [default: {_default(StackLSTMOptions, 'alpha')}]",
+    help=f"explore with p^alpha [default: {default_of(StackLSTMOptions, 'alpha')}]",
 )
 @family_option(
     "--explore-p",
     type=click.FloatRange(0, 1),
     families=STACK + PIPELINE,
     help="probability of following a sampled action when exploring "
-    f"[default: {_default(StackLSTMOptions, 'explore_p')}]",
+    f"[default: {default_of(StackLSTMOptions, 'explore_p')}]",
 )
 @family_option(
     "--explore-after",
     type=click.IntRange(min=0),
     families=STACK + PIPELINE,
-    help=f"epochs before exploring [default: {_default(StackLSTMOptions, 'explore_after')}]",
+    help=f"epochs before exploring [default: {default_of(StackLSTMOptions, 'explore_after')}]",
 )
 @family_option(
     "--pseudo-projective",
@@ -295,13 +233,13 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
     type=click.Choice(["nll", "nce"]),
     families=TREE,
     help="full softmax, or noise-contrastive estimation for large vocabularies "
-    f"[default: {_default(TreeLSTMOptions, 'objective')}]",
+    f"[default: {default_of(TreeLSTMOptions, 'objective')}]",
 )
 @family_option(
     "--min-count",
     type=click.IntRange(min=0),
     families=TREE,
-    help=f"words seen at most this often become UNK [default: {_default(TreeLSTMOptions, 'min_count')}]",
+    help=f"words seen at most this often become UNK [default: {default_of(TreeLSTMOptions, 'min_count')}]",
 )
 @family_option(
     "--layers",
@@ -366,14 +304,14 @@ def _learning_rate_default(options_class: type[RunOptions]) -> object:
     type=click.IntRange(min=2),
     families=PIPELINE,
     help="folds of the training set, each tagged by a tagger trained on the others, to train the parser on "
-    f"[default: {_default(PipelineOptions, 'jackknife')}]",
+    f"[default: {default_of(PipelineOptions, 'jackknife')}]",
 )
 @family_option(
     "--taggers",
     type=click.IntRange(min=1),
     families=PIPELINE,
     help="taggers to train (seeds --seed, --seed + 1, ...); from 2 on, their ensemble tags (more accurate, "
-    f"slower: models/README.md) [default: {_default(PipelineOptions, 'taggers')}]",
+    f"slower: models/README.md) [default: {default_of(PipelineOptions, 'taggers')}]",
 )
 @clean_errors
 def train(**given) -> None:
