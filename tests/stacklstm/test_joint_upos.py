@@ -27,6 +27,20 @@ from lstmparse.stacklstm.oracles import Exploration, make_oracle
 from lstmparse.stacklstm.training import joint_upos_accuracy, train
 
 
+def train_joint_parser(train_file, model_dir, epochs: int, dev=None) -> dict:
+    """A small words-and-characters parser with one context layer that predicts UPOS, trained; its record."""
+    options = StackLSTMOptions(
+        train=str(train_file),
+        dev=None if dev is None else str(dev),
+        model_dir=str(model_dir),
+        features=["words", "chars"],
+        epochs=epochs,
+        seed=1,
+        dims=StackLSTMDimensions(**SMALL, context_layers=1, joint_upos=True),
+    )
+    return train(options, log=io.StringIO())
+
+
 @pytest.fixture(scope="module")
 def sentences(tmp_path_factory):
     path = tmp_path_factory.mktemp("hu_joint") / "train.conllu"
@@ -62,16 +76,7 @@ def test_a_sentences_tags_do_not_depend_on_its_batch(sentences):
 
 
 def test_training_learns_the_tags_and_a_saved_model_keeps_them(hungarian, tmp_path):
-    options = StackLSTMOptions(
-        train=str(hungarian["train"]),
-        dev=str(hungarian["dev"]),
-        model_dir=str(tmp_path / "joint"),
-        features=["words", "chars"],
-        epochs=3,
-        seed=1,
-        dims=StackLSTMDimensions(**SMALL, context_layers=1, joint_upos=True),
-    )
-    record = train(options, log=io.StringIO())
+    record = train_joint_parser(hungarian["train"], tmp_path / "joint", epochs=3, dev=hungarian["dev"])
     accuracy = [epoch["dev_joint_upos"] for epoch in record["epochs"]]
     assert accuracy[-1] > accuracy[0] and accuracy[-1] > 40.0  # the tag layer learns (17 tags)
     parser = StackLSTMParser.load(str(tmp_path / "joint"))
@@ -109,15 +114,7 @@ def test_a_joint_parser_fills_blank_upos_with_its_own_tags_on_every_decoding_pat
 
     from lstmparse.stacklstm.api import Parser
 
-    options = StackLSTMOptions(
-        train=str(hungarian["train"]),
-        model_dir=str(tmp_path / "joint"),
-        features=["words", "chars"],
-        epochs=2,
-        seed=1,
-        dims=StackLSTMDimensions(**SMALL, context_layers=1, joint_upos=True),
-    )
-    train(options, log=io.StringIO())
+    train_joint_parser(hungarian["train"], tmp_path / "joint", epochs=2)
     parser = Parser.load(str(tmp_path / "joint"))
     tagged = tmp_path / "dev.conllu"
     tagged.write_text(first_sentences(hungarian["dev"], 40), encoding="utf-8")
@@ -145,15 +142,7 @@ def joint_pipeline(small_treebank, tmp_path_factory):
     from conftest import ROOT
 
     folder = tmp_path_factory.mktemp("joint_pipeline")
-    options = StackLSTMOptions(
-        train=str(small_treebank["train"]),
-        model_dir=str(folder / "parser"),
-        features=["words", "chars"],
-        epochs=2,
-        seed=1,
-        dims=StackLSTMDimensions(**SMALL, context_layers=1, joint_upos=True),
-    )
-    train(options, log=io.StringIO())
+    train_joint_parser(small_treebank["train"], folder / "parser", epochs=2)
     default = ROOT / "models" / "en_ewt_pipeline"
     made = run_cli(
         "train", "--arch", "pipeline", "--parser", folder / "parser", "--tagger", default,
