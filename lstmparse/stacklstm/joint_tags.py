@@ -13,6 +13,7 @@ sentence at a time and lock-step batches give the same loss.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate
 
 import dynet as dy
 
@@ -45,5 +46,5 @@ class UposHead:
         values = self.scores(vectors).npvalue().reshape(len(self.tags), -1)
         values[0] = -float("inf")
         best = [self.tags.strings[i] for i in values.argmax(axis=0)]
-        starts = [sum(lengths[:k]) for k in range(len(lengths))]
-        return [best[start : start + length] for start, length in zip(starts, lengths, strict=True)]
+        ends = list(accumulate(lengths))
+        return [best[end - length : end] for end, length in zip(ends, lengths, strict=True)]
