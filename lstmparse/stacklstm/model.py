@@ -327,8 +327,9 @@ def legal_log_probs(scores: dy.Expression, legal: Sequence[int]) -> dy.Expressio
     """log p(a | legal) of the ``legal`` actions, in that order: the softmax over their rows alone.
 
     DyNet's restricted ``log_softmax`` writes minus infinity for the other actions into its
-    memory pool, and a later graph of another model in the same process (the seq2seq
-    parser's training) has been seen to read such leftovers as NaN (bench notes, session 13).
+    memory pool.  DyNet's CPU matrix product scales its output memory by zero before adding
+    the product, and zero times a leftover minus infinity is NaN: a later graph in the same
+    process (a seq2seq parser's training) read NaN there (tests/stacklstm/test_finite_memory.py).
     """
     return dy.log_softmax(dy.select_rows(scores, list(legal)))
 
