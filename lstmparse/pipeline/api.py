@@ -11,7 +11,6 @@ unless ``retag``); tokenized input skips the tokenizer.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import cast
@@ -131,23 +130,15 @@ class Pipeline:
         return self._upos_from_parser(checked_sentences(sentences), retag, streaming)
 
     def _upos_from_parser(self, sentences: Iterator[Sentence], retag: bool, streaming: bool) -> Iterator[Sentence]:
-        """The tagger's columns, but UPOS from a parser that predicts it (``--joint-upos``) wherever the input leaves
-        UPOS blank (every word with ``retag``): the tags the tree was learned with, from the same network."""
-        given: deque[list[str] | None] = deque()
-
-        def remembered() -> Iterator[Sentence]:
-            for sentence in sentences:
-                given.append(None if retag else [token.upos for token in sentence.tokens])
-                yield sentence
-
+        """UPOS from a parser that predicts it (``--joint-upos``) wherever the input leaves UPOS blank (every word
+        with ``retag``): the tags the tree was learned with, from the same network.  The tagger then fills the other
+        blank columns for those UPOS, so that XPOS, FEATS and lemmas agree with them."""
         assert self.tagger is not None and self.parser is not None
         tagger_window, window = (1, 1) if streaming else (SENTENCE_WINDOW, OWN_TAGS_WINDOW)
-        for tagged in windows(self.tagger.tag(remembered(), retag, tagger_window), window):
-            blanked = []
-            for sentence in tagged:
-                upos = given.popleft() or ["_"] * len(sentence)
-                blanked.append(sentence.with_columns({"upos": [u if u not in ("", "_") else "_" for u in upos]}))
-            yield from self.parser.fill_blank_upos(blanked)
+        to_blank = ["upos", *self.tagger.model.columns] if retag else []
+        blanked = (sentence.with_columns({c: ["_"] * len(sentence) for c in to_blank}) for sentence in sentences)
+        with_upos = (sentence for part in windows(blanked, window) for sentence in self.parser.fill_blank_upos(part))
+        return self.tagger.tag(with_upos, False, tagger_window)
 
     def parse_text(self, text: str, batch_size: int = 32) -> list[Sentence]:
         """Raw text to parsed sentences (``pipeline(text)`` gives them as a :class:`Document`)."""

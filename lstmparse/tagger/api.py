@@ -23,7 +23,8 @@ from lstmparse.io.formats import Sentence
 from lstmparse.io.inputs import checked_sentences
 from lstmparse.tagger.ensemble import TaggerEnsemble
 from lstmparse.tagger.familiarity import expected_unknown_share, watched
-from lstmparse.tagger.model import Tagger, tag_all
+from lstmparse.tagger.grouping import tag_all
+from lstmparse.tagger.model import Tagger
 
 
 def _model_name(source) -> str:
@@ -83,8 +84,17 @@ class POSTagger:
         for window in windows(sentences, window_size):
             needed = [self.columns_to_fill(sentence, retag) for sentence in window]
             todo = [k for k, columns in enumerate(needed) if columns]
-            predicted = dict(zip(todo, tag_all(self.model, [window[k].forms for k in todo]), strict=True))
+            forms = [window[k].forms for k in todo]
+            given = [_given_upos(window[k], needed[k]) for k in todo]
+            predicted = dict(zip(todo, tag_all(self.model, forms, given), strict=True))
             for k, sentence in enumerate(window):
                 if k in predicted:
                     sentence = sentence.with_columns({column: predicted[k][column] for column in needed[k]})
                 yield sentence
+
+
+def _given_upos(sentence: Sentence, filled: list[str]) -> list[str]:
+    """The sentence's UPOS, which the tagger keeps and tags the other columns for (blank where it fills UPOS)."""
+    if "upos" in filled:
+        return ["_"] * len(sentence.tokens)
+    return [token.upos for token in sentence.tokens]

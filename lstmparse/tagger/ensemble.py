@@ -37,9 +37,11 @@ class TaggerEnsemble:
     def load(cls, directory: str | Path | ModelRecord) -> TaggerEnsemble:
         return cls([Tagger.load(str(member)) for member in member_directories(directory)])
 
-    def predict(self, group: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]:
+    def predict(
+        self, group: Sequence[Sequence[str]], upos: Sequence[Sequence[str]] | None = None
+    ) -> list[dict[str, list[str]]]:
         """Each sentence's tags by column for a group of one length: the first member's decoding of the mean."""
-        return self.members[0].predict(group, GroupOutputs(self.members, group))
+        return self.members[0].predict(group, upos, GroupOutputs(self.members, group))
 
 
 def _outputs(tagger: Tagger) -> tuple:

@@ -15,7 +15,6 @@ import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
 
 import dynet as dy
 import numpy as np
@@ -30,6 +29,7 @@ from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
 from lstmparse.layers.tables import table_rows, word_table
 from lstmparse.tagger.analyses import SeenAnalyses
+from lstmparse.tagger.companions import UPOS_COMPANIONS, UposCompanions
 from lstmparse.tagger.features import (
     ABSENT,
     PREFIX,
@@ -38,6 +38,7 @@ from lstmparse.tagger.features import (
     joined_features,
     split_features,
 )
+from lstmparse.tagger.grouping import BLANK, keep_given_upos
 from lstmparse.tagger.lemmas import LemmaLookup, first_applicable, lemma_rule, training_rules
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
 
@@ -48,7 +49,6 @@ SEEN_ANALYSES = "seen_analyses"  # the vocabulary file's entry for the form -> U
 FEATS_FROM = ("string", "features", "likelier")  # what fills FEATS in a tagger with per-feature outputs
 FEATS_FROM_DEFAULT = "likelier"  # measured: docs in models/README.md (tagger levers across languages)
 PICTOGRAPH_PARTS = {"\u200d", "\ufe0e", "\ufe0f"}  # the joiner and variation selectors inside emoji sequences
-TAGGING_GROUP = 64  # sentences of one length tagged in one graph (more take more memory, for no speed)
 
 
 def pictographic(form: str) -> bool:
@@ -106,6 +106,7 @@ class Tagger:
         self.dropout = 0.0
         self.training_record: dict = {}
         self.analyses: SeenAnalyses | None = None  # kept by training where dev says it helps (tagger/analyses.py)
+        self.companions: UposCompanions | None = None  # the XPOS and FEATS seen with each UPOS (tagger/companions.py)
 
     def _output_input_dim(self, column: str) -> int:
         """The lemma layer also reads the word's own character vector: lemma rules are mostly about its ending
@@ -136,7 +137,9 @@ class Tagger:
             rules = training_rules([(t.form, t.lemma) for s in sentences for t in s.tokens])
             vocabs[LEMMA] = Vocabulary.from_counts(rules)
             lookup = LemmaLookup.from_pairs(((t.form, t.upos, t.lemma) for s in sentences for t in s.tokens), rules)
-        return cls(vocabs, dims, lookup, allowed_features=allowed)
+        tagger = cls(vocabs, dims, lookup, allowed_features=allowed)
+        tagger.companions = UposCompanions.learn((t.upos, t.xpos, t.feats) for s in sentences for t in s.tokens)
+        return tagger
 
     def gold_label(self, column: str, token) -> int:
         """The id of a training word's gold value in ``column`` (its lemma rule for the lemma, its value or ``_``
@@ -232,10 +235,15 @@ class Tagger:
         return dy.esum(losses)
 
     def predict(
-        self, group: Sequence[Sequence[str]], outputs: GroupOutputs | None = None
+        self,
+        group: Sequence[Sequence[str]],
+        upos: Sequence[Sequence[str]] | None = None,
+        outputs: GroupOutputs | None = None,
     ) -> list[dict[str, list[str]]]:
         """Each sentence's predicted tags by column, for a group of sentences of one length.
 
+        ``upos``: each sentence's known UPOS (blank where unknown), kept; FEATS, the seen
+        analyses and the lemma lookup then read it (``tagger/grouping.py``).
         ``outputs``: where the scores come from, when not from this tagger alone (an
         ensemble's mean, ``tagger/ensemble.py``); this tagger's dictionaries (lemma
         lookup, seen analyses) and settings decide what is done with them.
@@ -250,28 +258,39 @@ class Tagger:
             for k, best in enumerate(values.argmax(axis=0)):
                 predicted[k % size][column][k // size] = strings[best]
             scores[column] = values
+        own_upos = [tags["upos"] for tags in predicted]  # what the lemma lookup reads
+        if upos is not None:
+            keep_given_upos(predicted, upos)
         string_log_probs = _log_softmax(scores["feats"])
         feature_log_probs = {}
         if self.features and self.feats_from != "string":
             feature_log_probs = self._predict_features(size, length, outputs, predicted, string_log_probs.max(axis=0))
         if self.analyses is not None:
             self._seen_analyses(group, predicted, string_log_probs, feature_log_probs)
-        self._unknown_pictographs_as_symbols(group, predicted)
+        if self.companions is not None:  # whole FEATS strings only: the per-feature outputs follow UPOS already
+            mended = ["xpos", "feats"] if self.feats_from == "string" else ["xpos"]
+            self.companions.mend(predicted, scores, self.vocabs, mended)
+        self._unknown_pictographs_as_symbols(group, predicted, upos)
         if LEMMA in self.outputs:
-            self._predict_lemmas(group, outputs, predicted)
+            self._predict_lemmas(group, outputs, predicted, own_upos)
         return predicted
 
-    def _unknown_pictographs_as_symbols(self, group: Sequence[Sequence[str]], predicted: list) -> None:
+    def _unknown_pictographs_as_symbols(
+        self, group: Sequence[Sequence[str]], predicted: list, upos: Sequence[Sequence[str]] | None
+    ) -> None:
         """A word of pictographs training never saw (an emoji, in most treebanks) is SYM, with no features.
 
         UD annotates emoji as SYM, but most treebanks have none, so the network cannot
-        learn them: it read an emoji as an unknown noun.  Its XPOS stays the network's.
+        learn them: it read an emoji as an unknown noun.  Its XPOS stays the network's,
+        and a UPOS the caller gave stays.
         """
         if "SYM" not in self.vocabs["upos"]:
             return
         words = self.vocabs["words"]
-        for forms, tags in zip(group, predicted, strict=True):
+        for k, (forms, tags) in enumerate(zip(group, predicted, strict=True)):
             for j, form in enumerate(forms):
+                if upos is not None and upos[k][j] not in BLANK:
+                    continue
                 if form not in words and pictographic(form):
                     tags["upos"][j], tags["feats"][j] = "SYM", "_"
 
@@ -330,8 +349,11 @@ class Tagger:
             joint += float(feature_log_probs[name][value_id, k]) if value_id else -np.inf
         return joint if self.feats_from == "features" else max(joint, string_score)
 
-    def _predict_lemmas(self, group: Sequence[Sequence[str]], outputs: GroupOutputs, predicted: list) -> None:
-        """Each word's training lemma for its form and predicted UPOS, else its best rule that applies.
+    def _predict_lemmas(
+        self, group: Sequence[Sequence[str]], outputs: GroupOutputs, predicted: list, upos: list[list[str]]
+    ) -> None:
+        """Each word's training lemma for its form and the tagger's own UPOS (a joint parser's cost EWT dev lemmas
+        0.02), else its best rule that applies.
 
         The rule layer runs only for the words the lookup misses (about one in ten of
         running text), built after the tag layers so the graph computes nothing more.
@@ -340,7 +362,7 @@ class Tagger:
         missed = []
         for k in range(size * length):
             tags, j = predicted[k % size], k // size
-            tags[LEMMA][j] = self.lemma_lookup.get(group[k % size][j], tags["upos"][j])
+            tags[LEMMA][j] = self.lemma_lookup.get(group[k % size][j], upos[k % size][j])
             if tags[LEMMA][j] is None:
                 missed.append(k)
         if not missed:
@@ -359,6 +381,8 @@ class Tagger:
             vocab[FEATURES_BY_UPOS] = {upos: sorted(names) for upos, names in self.allowed_features.items()}
         if self.analyses is not None:
             vocab[SEEN_ANALYSES] = self.analyses.to_json()
+        if self.companions is not None:
+            vocab[UPOS_COMPANIONS] = self.companions.to_json()
         record = training if training is not None else self.training_record
         save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
 
@@ -370,12 +394,14 @@ class Tagger:
             lookup = LemmaLookup.from_json(vocab.pop(LEMMA_LOOKUP, {}))
             allowed = vocab.pop(FEATURES_BY_UPOS, {})
             analyses = vocab.pop(SEEN_ANALYSES, None)
+            companions = vocab.pop(UPOS_COMPANIONS, None)
             vocabs = {name: Vocabulary.from_json(v) for name, v in vocab.items()}
             frozen = params if config["format_version"] >= 2 else None  # format 1 names tables otherwise
             tagger = cls(vocabs, TaggerDimensions(**config["dims"]), lookup, frozen, allowed)
         assign_values(tagger.model, tagger.named_parameters(), params, config["format_version"])
         tagger.training_record = config.get("training", {})
         tagger.analyses = SeenAnalyses.from_json(analyses) if analyses is not None else None
+        tagger.companions = UposCompanions.from_json(companions) if companions is not None else None
         return tagger
 
 
@@ -411,35 +437,6 @@ class GroupOutputs:
         if len(values) == 1:
             return values[0]
         return mixture_log_probs([_log_softmax(scores) for scores in values])
-
-
-def length_groups(items: Sequence, length_of, max_items: int) -> list[list[int]]:
-    """Indices of ``items`` grouped by length, at most ``max_items`` per group, groups longest first."""
-    by_length: dict[int, list[int]] = {}
-    for index, item in enumerate(items):
-        by_length.setdefault(length_of(item), []).append(index)
-    return [
-        members[start : start + max_items]
-        for length in sorted(by_length, reverse=True)
-        for members in (by_length[length],)
-        for start in range(0, len(members), max_items)
-    ]
-
-
-class GroupTagger(Protocol):
-    """What tags a length group: a :class:`Tagger`, or an ensemble of them."""
-
-    def predict(self, group: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]: ...
-
-
-def tag_all(tagger: GroupTagger, forms: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]:
-    """Predicted tags of every sentence (lists of forms), in order; equal lengths are tagged together."""
-    results: list = [None] * len(forms)
-    for group in length_groups(forms, len, TAGGING_GROUP):
-        dy.renew_cg()
-        for index, tags in zip(group, tagger.predict([forms[i] for i in group]), strict=True):
-            results[index] = tags
-    return results
 
 
 def _log_softmax(values: np.ndarray) -> np.ndarray:

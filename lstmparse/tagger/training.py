@@ -34,7 +34,8 @@ from lstmparse.errors import InputError
 from lstmparse.io.formats import Sentence, read_sentences
 from lstmparse.layers.embeddings import read_word2vec
 from lstmparse.tagger.analyses import SeenAnalyses
-from lstmparse.tagger.model import SEEN_ANALYSES, Tagger, tag_all
+from lstmparse.tagger.grouping import tag_all
+from lstmparse.tagger.model import SEEN_ANALYSES, Tagger
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerOptions
 
 

@@ -19,7 +19,8 @@ from lstmparse.tagger.features import (
     joined_features,
     split_features,
 )
-from lstmparse.tagger.model import Tagger, tag_all
+from lstmparse.tagger.grouping import tag_all
+from lstmparse.tagger.model import Tagger
 from lstmparse.tagger.options import TaggerDimensions, TaggerOptions
 from lstmparse.tagger.training import train_tagger
 

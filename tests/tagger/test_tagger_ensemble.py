@@ -17,7 +17,8 @@ from lstmparse.errors import ModelError
 from lstmparse.io.formats import read_treebank
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tagger.ensemble import TaggerEnsemble
-from lstmparse.tagger.model import GroupOutputs, Tagger, tag_all
+from lstmparse.tagger.grouping import tag_all
+from lstmparse.tagger.model import GroupOutputs, Tagger
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
 
 

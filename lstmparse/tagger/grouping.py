@@ -1,0 +1,62 @@
+"""Tagging many sentences: groups of one length, each one graph, and the UPOS a caller already knows.
+
+A group of sentences of one length is one dense batched graph (no padding), so a
+sentence's tags never depend on the others in its group.  A caller that already
+has a sentence's UPOS (the input's, or a joint parser's, ``stacklstm/joint_tags.py``)
+passes it: the tagger then takes XPOS, FEATS and lemmas for that UPOS, so the
+columns agree with each other and follow the better tags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import dynet as dy
+
+TAGGING_GROUP = 64  # sentences of one length tagged in one graph (more take more memory, for no speed)
+BLANK = ("", "_")  # a UPOS the caller leaves to the tagger
+
+
+class GroupTagger(Protocol):
+    """What tags a length group: a :class:`~lstmparse.tagger.model.Tagger`, or an ensemble of them."""
+
+    def predict(
+        self, group: Sequence[Sequence[str]], upos: Sequence[Sequence[str]] | None = None
+    ) -> list[dict[str, list[str]]]: ...
+
+
+def length_groups(items: Sequence, length_of, max_items: int) -> list[list[int]]:
+    """Indices of ``items`` grouped by length, at most ``max_items`` per group, groups longest first."""
+    by_length: dict[int, list[int]] = {}
+    for index, item in enumerate(items):
+        by_length.setdefault(length_of(item), []).append(index)
+    return [
+        members[start : start + max_items]
+        for length in sorted(by_length, reverse=True)
+        for members in (by_length[length],)
+        for start in range(0, len(members), max_items)
+    ]
+
+
+def tag_all(
+    tagger: GroupTagger, forms: Sequence[Sequence[str]], upos: Sequence[Sequence[str]] | None = None
+) -> list[dict[str, list[str]]]:
+    """Predicted tags of every sentence (lists of forms), in order; equal lengths are tagged together.
+
+    ``upos``: each sentence's known UPOS ("_" or "" where the tagger is to choose), which
+    the tagger keeps and tags the other columns for.
+    """
+    results: list = [None] * len(forms)
+    for group in length_groups(forms, len, TAGGING_GROUP):
+        dy.renew_cg()
+        given = [upos[i] for i in group] if upos is not None else None
+        for index, tags in zip(group, tagger.predict([forms[i] for i in group], given), strict=True):
+            results[index] = tags
+    return results
+
+
+def keep_given_upos(predicted: list[dict[str, list[str]]], upos: Sequence[Sequence[str]]) -> None:
+    """Each sentence's UPOS (``predicted``, by column) becomes the caller's wherever the caller gave one."""
+    for tags, given in zip(predicted, upos, strict=True):
+        tags["upos"] = [own if tag in BLANK else tag for own, tag in zip(tags["upos"], given, strict=True)]
