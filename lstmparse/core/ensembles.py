@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -110,6 +111,33 @@ def _outputs(member: str | Path, arch: str) -> object:
 def _relative(target: Path, start: Path) -> str:
     """``target`` as a path relative to ``start`` (with ``..`` where needed)."""
     return Path(os.path.relpath(target, start)).as_posix()
+
+
+@dataclass(frozen=True)
+class TagDistribution:
+    """Another model's log-probabilities of one sentence's tags: (words x tags), ``tags`` naming the columns.
+
+    What a joint-UPOS parser tells a tagger (``Pipeline.tag``), which averages it with its own.
+    """
+
+    tags: Sequence[str]
+    log_probs: np.ndarray
+
+    def over(self, strings: Sequence[str]) -> np.ndarray:
+        """The log-probabilities as (``strings`` x words): a tag this model lacks gets -inf, one ``strings`` lacks
+        is left out."""
+        index = {tag: row for row, tag in enumerate(strings)}
+        values = np.full((len(strings), len(self.log_probs)), -np.inf)
+        for column, tag in enumerate(self.tags):
+            if tag in index:
+                values[index[tag]] = self.log_probs[:, column]
+        return values
+
+
+def log_softmax_columns(values: np.ndarray) -> np.ndarray:
+    """Log-probabilities of (classes x words) scores, per column (a class scored -inf gets none)."""
+    top = values.max(axis=0)
+    return values - top - np.log(np.exp(values - top).sum(axis=0))
 
 
 def mixture_log_probs(log_probs: list[np.ndarray]) -> np.ndarray:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import cast
 
-from lstmparse.core.batching import SENTENCE_WINDOW, windows
+from lstmparse.core.batching import SENTENCE_WINDOW
 from lstmparse.core.model_io import model_repr
 from lstmparse.core.records import ModelRecord, directory_of, read_record
 from lstmparse.errors import ModelError
@@ -23,7 +23,7 @@ from lstmparse.io.document import Document
 from lstmparse.io.formats import RAW_FORMATS, Sentence, read_sentences
 from lstmparse.io.inputs import checked_sentences
 from lstmparse.pipeline.manifest import ARCH, PART_ARCHS, decoding_beam, part_directories
-from lstmparse.stacklstm.api import OWN_TAGS_WINDOW, Parser
+from lstmparse.stacklstm.api import Parser
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tokenizer.api import PARAGRAPHS_PER_WINDOW, Tokenizer
 
@@ -130,15 +130,13 @@ class Pipeline:
         return self._upos_from_parser(checked_sentences(sentences), retag, streaming)
 
     def _upos_from_parser(self, sentences: Iterator[Sentence], retag: bool, streaming: bool) -> Iterator[Sentence]:
-        """UPOS from a parser that predicts it (``--joint-upos``) wherever the input leaves UPOS blank (every word
-        with ``retag``): the tags the tree was learned with, from the same network.  The tagger then fills the other
-        blank columns for those UPOS, so that XPOS, FEATS and lemmas agree with them."""
+        """The tagger's columns, with a parser that predicts UPOS (``--joint-upos``) as a second opinion: wherever the
+        input leaves UPOS blank (every word with ``retag``), a word's UPOS is the likeliest under the mean of the
+        tagger's and the parser's probabilities, and XPOS, FEATS and lemmas are tagged for it."""
         assert self.tagger is not None and self.parser is not None
-        tagger_window, window = (1, 1) if streaming else (SENTENCE_WINDOW, OWN_TAGS_WINDOW)
         to_blank = ["upos", *self.tagger.model.columns] if retag else []
         blanked = (sentence.with_columns({c: ["_"] * len(sentence) for c in to_blank}) for sentence in sentences)
-        with_upos = (sentence for part in windows(blanked, window) for sentence in self.parser.fill_blank_upos(part))
-        return self.tagger.tag(with_upos, False, tagger_window)
+        return self.tagger.tag(blanked, False, 1 if streaming else SENTENCE_WINDOW, self.parser.upos_distributions)
 
     def parse_text(self, text: str, batch_size: int = 32) -> list[Sentence]:
         """Raw text to parsed sentences (``pipeline(text)`` gives them as a :class:`Document`)."""

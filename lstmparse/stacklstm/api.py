@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lstmparse.core.batching import SENTENCE_WINDOW, batches, windows
-from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE
+from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE, TagDistribution
 from lstmparse.core.model_io import TAG_FREE_MODEL, model_repr, pipelines_of_language, read_card
 from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.errors import InputError, ModelError
@@ -153,14 +153,28 @@ class Parser:
         """Whether this parser was trained to predict UPOS too (``--joint-upos``)."""
         return getattr(self.model, "upos_head", None) is not None
 
+    def upos_distributions(self, window: list[Sentence]) -> list[TagDistribution]:
+        """A joint-UPOS parser's (``--joint-upos``) UPOS log-probabilities for each word of ``window``."""
+        model = self._joint_model()
+        assert model.upos_head is not None  # checked by _joint_model
+        strings = list(model.upos_head.tags.strings)
+        return [TagDistribution(strings, values) for values in model.upos_log_probs([s.tokens for s in window])]
+
+    def _joint_model(self) -> StackLSTMParser:
+        """The one parser behind this API, refused where it predicts no UPOS."""
+        model = self.model
+        if not isinstance(model, StackLSTMParser):
+            raise ModelError(f"{self.name}: an ensemble of parsers predicts no UPOS")
+        if model.upos_head is None:
+            raise ModelError(f"{self.name}: this parser was not trained with --joint-upos: it predicts no UPOS")
+        return model
+
     def fill_blank_upos(self, window: list[Sentence]) -> list[Sentence]:
         """A joint-UPOS parser's tags (``--joint-upos``) in each blank UPOS of ``window``; given tags are kept.
 
         Its tree reads no tag column, so the tree and the tags both come from its one network.
         """
-        model = self.model
-        if not isinstance(model, StackLSTMParser):
-            raise ModelError(f"{self.name}: an ensemble of parsers predicts no UPOS")
+        model = self._joint_model()
         blank = [k for k, sentence in enumerate(window) if any(t.upos in ("", "_") for t in sentence.tokens)]
         predicted = dict(zip(blank, model.predict_upos([window[k].tokens for k in blank]), strict=True))
         filled = list(window)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from itertools import accumulate
 
 import dynet as dy
+import numpy as np
 
 from lstmparse.core.vocab import Vocabulary
 from lstmparse.io.formats import Token
@@ -40,6 +41,15 @@ class UposHead:
         """The summed negative log-likelihood of the words' gold UPOS (an unseen tag counts as the unknown one)."""
         gold = [self.tags.get(token.upos) for sentence in sentences for token in sentence]
         return dy.sum_batches(dy.pickneglogsoftmax_batch(self.scores(vectors), gold))
+
+    def log_probs(self, vectors: dy.Expression, lengths: Sequence[int]) -> list[np.ndarray]:
+        """Each sentence's (words x tags) log-probabilities, tags in ``self.tags.strings`` order (the unknown tag's
+        -inf), for words laid out sentence after sentence."""
+        values = self.scores(vectors).npvalue().reshape(len(self.tags), -1)
+        values[0] = -np.inf
+        top = values.max(axis=0)
+        log_probs = (values - top - np.log(np.exp(values - top).sum(axis=0))).T
+        return np.split(log_probs, list(accumulate(lengths))[:-1])
 
     def predict(self, vectors: dy.Expression, lengths: Sequence[int]) -> list[list[str]]:
         """Each sentence's best UPOS (never the unknown tag), for words laid out sentence after sentence."""

@@ -11,7 +11,7 @@ on the stack are represented recursively (section 3.4).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, Self, cast
 
 import dynet as dy
@@ -190,15 +190,20 @@ class StackLSTMParser:
 
     def predict_upos(self, sentences: Sequence[Sequence[Token]], group: int = 32) -> list[list[str]]:
         """Each sentence's UPOS from the joint tag layer, ``group`` sentences to a graph (``joint_upos`` only)."""
+        return [tags for chunk in self._upos_groups(sentences, group, "predict") for tags in chunk]
+
+    def upos_log_probs(self, sentences: Sequence[Sequence[Token]], group: int = 32) -> list[np.ndarray]:
+        """Each sentence's (words x tags) UPOS log-probabilities, tags as ``upos_head.tags.strings`` orders them."""
+        return [values for chunk in self._upos_groups(sentences, group, "log_probs") for values in chunk]
+
+    def _upos_groups(self, sentences: Sequence[Sequence[Token]], group: int, output: str) -> Iterator[list]:
         if self.upos_head is None:
             raise ModelError("this parser was not trained with --joint-upos: it predicts no UPOS")
-        tags: list[list[str]] = []
         for start in range(0, len(sentences), group):
             dy.renew_cg(autobatching=False)
             chunk = sentences[start : start + group]
             vectors = self.tokens.encode_many(chunk, train=False)
-            tags.extend(self.upos_head.predict(vectors, [len(tokens) for tokens in chunk]))
-        return tags
+            yield getattr(self.upos_head, output)(vectors, [len(tokens) for tokens in chunk])
 
     def tagging_loss(self, vectors: dy.Expression, sentences: Sequence[Sequence[Token]]) -> dy.Expression | None:
         """With ``joint_upos``, the UPOS loss of the sentences' words (their token vectors, batched); else None."""

@@ -11,11 +11,11 @@ unless ``retag`` is asked for; a column no word of a sentence fills is predicted
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lstmparse.core.batching import SENTENCE_WINDOW, windows
-from lstmparse.core.ensembles import TAGGER_ENSEMBLE
+from lstmparse.core.ensembles import TAGGER_ENSEMBLE, TagDistribution
 from lstmparse.core.model_io import model_repr
 from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.errors import ModelError
@@ -25,6 +25,8 @@ from lstmparse.tagger.ensemble import TaggerEnsemble
 from lstmparse.tagger.familiarity import expected_unknown_share, watched
 from lstmparse.tagger.grouping import tag_all
 from lstmparse.tagger.model import Tagger
+
+UposSource = Callable[[list[Sentence]], list[TagDistribution]]  # a window's sentences -> their UPOS distributions
 
 
 def _model_name(source) -> str:
@@ -66,27 +68,36 @@ class POSTagger:
         return [column for column in self.model.columns if retag or column in blank]
 
     def tag(
-        self, sentences: Iterable[Sentence | Sequence[str]], retag: bool = False, window_size: int = SENTENCE_WINDOW
+        self,
+        sentences: Iterable[Sentence | Sequence[str]],
+        retag: bool = False,
+        window_size: int = SENTENCE_WINDOW,
+        upos_from: UposSource | None = None,
     ) -> Iterator[Sentence]:
         """Each sentence with its blank tag columns filled (all three with ``retag``), in order.
 
         Sentences are read and tagged ``window_size`` at a time (1: each as soon as it
         arrives, for interactive use); a sentence's tags never depend on its window.
+        ``upos_from``: another model's UPOS distributions for a window's sentences (a joint
+        parser's, ``Pipeline.tag``), averaged with the tagger's where it fills UPOS.
         A string where sentences belong raises here, at the call.
         """
         checked = checked_sentences(sentences)
         if "words" in self.model.vocabs and "chars" in self.model.vocabs:
             vocabs, name = self.model.vocabs, _model_name(self.source)
             checked = watched(checked, vocabs["words"], vocabs["chars"], name, self.expected_unknown)
-        return self._tagged(checked, retag, window_size)
+        return self._tagged(checked, retag, window_size, upos_from)
 
-    def _tagged(self, sentences: Iterator[Sentence], retag: bool, window_size: int) -> Iterator[Sentence]:
+    def _tagged(
+        self, sentences: Iterator[Sentence], retag: bool, window_size: int, upos_from: UposSource | None
+    ) -> Iterator[Sentence]:
         for window in windows(sentences, window_size):
             needed = [self.columns_to_fill(sentence, retag) for sentence in window]
             todo = [k for k, columns in enumerate(needed) if columns]
             forms = [window[k].forms for k in todo]
             given = [_given_upos(window[k], needed[k]) for k in todo]
-            predicted = dict(zip(todo, tag_all(self.model, forms, given), strict=True))
+            others = _other_upos(upos_from, [window[k] for k in todo], [needed[k] for k in todo])
+            predicted = dict(zip(todo, tag_all(self.model, forms, given, others), strict=True))
             for k, sentence in enumerate(window):
                 if k in predicted:
                     sentence = sentence.with_columns({column: predicted[k][column] for column in needed[k]})
@@ -98,3 +109,16 @@ def _given_upos(sentence: Sentence, filled: list[str]) -> list[str]:
     if "upos" in filled:
         return ["_"] * len(sentence.tokens)
     return [token.upos for token in sentence.tokens]
+
+
+def _other_upos(
+    upos_from: UposSource | None, sentences: list[Sentence], needed: list[list[str]]
+) -> list[TagDistribution | None] | None:
+    """``upos_from``'s distributions for the sentences whose UPOS the tagger fills, None for the others."""
+    if upos_from is None:
+        return None
+    filling = [k for k, columns in enumerate(needed) if "upos" in columns]
+    others: list[TagDistribution | None] = [None] * len(sentences)
+    for k, distribution in zip(filling, upos_from([sentences[k] for k in filling]), strict=True):
+        others[k] = distribution
+    return others

@@ -19,7 +19,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from lstmparse.core.ensembles import checked_members, member_directories
+from lstmparse.core.ensembles import TagDistribution, checked_members, member_directories
 from lstmparse.core.records import ModelRecord
 from lstmparse.tagger.model import SEEN_ANALYSES, GroupOutputs, Tagger
 
@@ -38,10 +38,13 @@ class TaggerEnsemble:
         return cls([Tagger.load(str(member)) for member in member_directories(directory)])
 
     def predict(
-        self, group: Sequence[Sequence[str]], upos: Sequence[Sequence[str]] | None = None
+        self,
+        group: Sequence[Sequence[str]],
+        upos: Sequence[Sequence[str]] | None = None,
+        others: Sequence[TagDistribution | None] | None = None,
     ) -> list[dict[str, list[str]]]:
         """Each sentence's tags by column for a group of one length: the first member's decoding of the mean."""
-        return self.members[0].predict(group, upos, GroupOutputs(self.members, group))
+        return self.members[0].predict(group, upos, others, GroupOutputs(self.members, group))
 
 
 def _outputs(tagger: Tagger) -> tuple:

@@ -13,6 +13,9 @@ from collections.abc import Sequence
 from typing import Protocol
 
 import dynet as dy
+import numpy as np
+
+from lstmparse.core.ensembles import TagDistribution, log_softmax_columns, mixture_log_probs
 
 TAGGING_GROUP = 64  # sentences of one length tagged in one graph (more take more memory, for no speed)
 BLANK = ("", "_")  # a UPOS the caller leaves to the tagger
@@ -22,7 +25,10 @@ class GroupTagger(Protocol):
     """What tags a length group: a :class:`~lstmparse.tagger.model.Tagger`, or an ensemble of them."""
 
     def predict(
-        self, group: Sequence[Sequence[str]], upos: Sequence[Sequence[str]] | None = None
+        self,
+        group: Sequence[Sequence[str]],
+        upos: Sequence[Sequence[str]] | None = None,
+        others: Sequence[TagDistribution | None] | None = None,
     ) -> list[dict[str, list[str]]]: ...
 
 
@@ -40,20 +46,48 @@ def length_groups(items: Sequence, length_of, max_items: int) -> list[list[int]]
 
 
 def tag_all(
-    tagger: GroupTagger, forms: Sequence[Sequence[str]], upos: Sequence[Sequence[str]] | None = None
+    tagger: GroupTagger,
+    forms: Sequence[Sequence[str]],
+    upos: Sequence[Sequence[str]] | None = None,
+    others: Sequence[TagDistribution | None] | None = None,
 ) -> list[dict[str, list[str]]]:
     """Predicted tags of every sentence (lists of forms), in order; equal lengths are tagged together.
 
     ``upos``: each sentence's known UPOS ("_" or "" where the tagger is to choose), which
-    the tagger keeps and tags the other columns for.
+    the tagger keeps and tags the other columns for.  ``others``: another model's UPOS
+    distribution for a sentence (or None), averaged with the tagger's (:func:`mix_upos`).
     """
     results: list = [None] * len(forms)
     for group in length_groups(forms, len, TAGGING_GROUP):
         dy.renew_cg()
         given = [upos[i] for i in group] if upos is not None else None
-        for index, tags in zip(group, tagger.predict([forms[i] for i in group], given), strict=True):
+        opinions = [others[i] for i in group] if others is not None else None
+        for index, tags in zip(group, tagger.predict([forms[i] for i in group], given, opinions), strict=True):
             results[index] = tags
     return results
+
+
+def mix_upos(
+    predicted: list[dict[str, list[str]]],
+    scores: np.ndarray,
+    others: Sequence[TagDistribution | None],
+    strings: Sequence[str],
+) -> None:
+    """A sentence with another model's UPOS distribution takes, word by word, the UPOS likeliest under the mean of
+    both models' probabilities: an ensemble of the tagger and, in a pipeline, the joint parser's tag layer.
+
+    ``scores``: the tagger's (UPOS x words) scores for the length group, words word-major.
+    """
+    size = len(predicted)
+    own = log_softmax_columns(scores)
+    theirs = own.copy()
+    for k, other in enumerate(others):
+        if other is not None:
+            theirs[:, k::size] = other.over(strings)
+    best = mixture_log_probs([own, theirs]).argmax(axis=0)
+    for k, (tags, other) in enumerate(zip(predicted, others, strict=True)):
+        if other is not None:
+            tags["upos"] = [strings[b] for b in best[k::size]]
 
 
 def keep_given_upos(predicted: list[dict[str, list[str]]], upos: Sequence[Sequence[str]]) -> None:

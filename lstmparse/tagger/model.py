@@ -19,7 +19,7 @@ from pathlib import Path
 import dynet as dy
 import numpy as np
 
-from lstmparse.core.ensembles import mixture_log_probs
+from lstmparse.core.ensembles import TagDistribution, log_softmax_columns, mixture_log_probs
 from lstmparse.core.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
 from lstmparse.core.records import ModelRecord, directory_of
 from lstmparse.core.vocab import Vocabulary
@@ -38,7 +38,7 @@ from lstmparse.tagger.features import (
     joined_features,
     split_features,
 )
-from lstmparse.tagger.grouping import BLANK, keep_given_upos
+from lstmparse.tagger.grouping import BLANK, keep_given_upos, mix_upos
 from lstmparse.tagger.lemmas import LemmaLookup, first_applicable, lemma_rule, training_rules
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
 
@@ -238,12 +238,14 @@ class Tagger:
         self,
         group: Sequence[Sequence[str]],
         upos: Sequence[Sequence[str]] | None = None,
+        others: Sequence[TagDistribution | None] | None = None,
         outputs: GroupOutputs | None = None,
     ) -> list[dict[str, list[str]]]:
         """Each sentence's predicted tags by column, for a group of sentences of one length.
 
-        ``upos``: each sentence's known UPOS (blank where unknown), kept; FEATS, the seen
-        analyses and the lemma lookup then read it (``tagger/grouping.py``).
+        ``upos``: each sentence's known UPOS (blank where unknown), kept; ``others``: another
+        model's UPOS distribution per sentence, averaged with the tagger's; XPOS, FEATS and the
+        seen analyses then follow the UPOS (``tagger/grouping.py``).
         ``outputs``: where the scores come from, when not from this tagger alone (an
         ensemble's mean, ``tagger/ensemble.py``); this tagger's dictionaries (lemma
         lookup, seen analyses) and settings decide what is done with them.
@@ -258,10 +260,12 @@ class Tagger:
             for k, best in enumerate(values.argmax(axis=0)):
                 predicted[k % size][column][k // size] = strings[best]
             scores[column] = values
-        own_upos = [tags["upos"] for tags in predicted]  # what the lemma lookup reads
+        if others is not None:
+            mix_upos(predicted, scores["upos"], others, self.vocabs["upos"].strings)
+        own_upos = [tags["upos"] for tags in predicted]  # what the lemma lookup reads: not a UPOS given as such
         if upos is not None:
             keep_given_upos(predicted, upos)
-        string_log_probs = _log_softmax(scores["feats"])
+        string_log_probs = log_softmax_columns(scores["feats"])
         feature_log_probs = {}
         if self.features and self.feats_from != "string":
             feature_log_probs = self._predict_features(size, length, outputs, predicted, string_log_probs.max(axis=0))
@@ -312,7 +316,7 @@ class Tagger:
         for name, takes in zip(self.features, taken, strict=True):
             values = outputs.column(name)
             chosen, feature = values.argmax(axis=0), name[len(PREFIX) :]
-            log_probs = every[name] = _log_softmax(values)
+            log_probs = every[name] = log_softmax_columns(values)
             joint += np.where(takes, log_probs[chosen, np.arange(words)], log_probs[self.vocabs[name].get(ABSENT)])
             strings = self.vocabs[name].strings
             best[feature] = [strings[v] if kept else ABSENT for v, kept in zip(chosen, takes, strict=True)]
@@ -352,8 +356,8 @@ class Tagger:
     def _predict_lemmas(
         self, group: Sequence[Sequence[str]], outputs: GroupOutputs, predicted: list, upos: list[list[str]]
     ) -> None:
-        """Each word's training lemma for its form and the tagger's own UPOS (a joint parser's cost EWT dev lemmas
-        0.02), else its best rule that applies.
+        """Each word's training lemma for its form and the tagger's own UPOS (or its mixture with another model's;
+        a joint parser's UPOS as such cost EWT dev lemmas 0.02), else its best rule that applies.
 
         The rule layer runs only for the words the lookup misses (about one in ten of
         running text), built after the tag layers so the graph computes nothing more.
@@ -436,10 +440,4 @@ class GroupOutputs:
             values.append(scores)
         if len(values) == 1:
             return values[0]
-        return mixture_log_probs([_log_softmax(scores) for scores in values])
-
-
-def _log_softmax(values: np.ndarray) -> np.ndarray:
-    """Log-probabilities of (classes x words) scores, per column (a class scored -inf gets none)."""
-    top = values.max(axis=0)
-    return values - top - np.log(np.exp(values - top).sum(axis=0))
+        return mixture_log_probs([log_softmax_columns(scores) for scores in values])

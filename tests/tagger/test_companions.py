@@ -101,3 +101,13 @@ def test_input_upos_stays_and_the_other_columns_follow_it(small_tagger, treebank
     assert [[t.upos for t in s.tokens] for s in retagged] == [
         [t.upos for t in s.tokens] for s in pos_tagger.tag(dev, retag=True)
     ]
+
+
+def test_another_models_distribution_over_the_taggers_tags() -> None:
+    """Tags the other model lacks get no probability from it; tags the tagger lacks are left out."""
+    from lstmparse.core.ensembles import TagDistribution
+
+    other = TagDistribution(["<unk>", "NOUN", "INTJ"], np.log(np.array([[1e-9, 0.75, 0.25], [1e-9, 0.5, 0.5]])))
+    values = other.over(["<unk>", "VERB", "NOUN"])
+    assert values.shape == (3, 2)
+    assert np.isneginf(values[1]).all() and np.allclose(np.exp(values[2]), [0.75, 0.5])
