@@ -17,8 +17,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from lstmparse.core.batching import SENTENCE_WINDOW, batches, windows
-from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE, TagDistribution
+from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE, TagDistribution, mixture_log_probs
 from lstmparse.core.model_io import TAG_FREE_MODEL, model_repr, pipelines_of_language, read_card
 from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.errors import InputError, ModelError
@@ -150,36 +152,47 @@ class Parser:
 
     @property
     def predicts_upos(self) -> bool:
-        """Whether this parser was trained to predict UPOS too (``--joint-upos``)."""
-        return getattr(self.model, "upos_head", None) is not None
+        """Whether this parser (or a member of this ensemble) was trained to predict UPOS too (``--joint-upos``)."""
+        return any(getattr(member, "upos_head", None) is not None for member in self._members())
 
     def upos_distributions(self, window: list[Sentence]) -> list[TagDistribution]:
-        """A joint-UPOS parser's (``--joint-upos``) UPOS log-probabilities for each word of ``window``."""
-        model = self._joint_model()
-        assert model.upos_head is not None  # checked by _joint_model
-        strings = list(model.upos_head.tags.strings)
-        return [TagDistribution(strings, values) for values in model.upos_log_probs([s.tokens for s in window])]
+        """The UPOS log-probabilities of each word of ``window`` from the parser's tag layer (``--joint-upos``); an
+        ensemble's: the log of the mean of its joint members' probabilities."""
+        joint = self._joint_members()
+        strings = list(_upos_head(joint[0]).tags.strings)
+        tokens = [sentence.tokens for sentence in window]
+        per_member = [_upos_log_probs_over(member, tokens, strings) for member in joint]
+        return [
+            TagDistribution(strings, mixture_log_probs([member[k] for member in per_member]).T)
+            for k in range(len(window))
+        ]
 
-    def _joint_model(self) -> StackLSTMParser:
-        """The one parser behind this API, refused where it predicts no UPOS."""
-        model = self.model
-        if not isinstance(model, StackLSTMParser):
-            raise ModelError(f"{self.name}: an ensemble of parsers predicts no UPOS")
-        if model.upos_head is None:
+    def _members(self) -> list:
+        return list(getattr(self.model, "members", [self.model]))
+
+    def _joint_members(self) -> list[StackLSTMParser]:
+        """The parsers behind this API that predict UPOS; refused where none does."""
+        joint = [member for member in self._members() if getattr(member, "upos_head", None) is not None]
+        if not joint:
             raise ModelError(f"{self.name}: this parser was not trained with --joint-upos: it predicts no UPOS")
-        return model
+        return joint
 
     def fill_blank_upos(self, window: list[Sentence]) -> list[Sentence]:
-        """A joint-UPOS parser's tags (``--joint-upos``) in each blank UPOS of ``window``; given tags are kept.
+        """The parser's tags (``--joint-upos``) in each blank UPOS of ``window``; given tags are kept.
 
-        Its tree reads no tag column, so the tree and the tags both come from its one network.
+        Its tree reads no tag column, so the tree and the tags both come from its one network
+        (an ensemble's: the mean of its joint members' distributions).
         """
-        model = self._joint_model()
+        joint = self._joint_members()
         blank = [k for k, sentence in enumerate(window) if any(t.upos in ("", "_") for t in sentence.tokens)]
-        predicted = dict(zip(blank, model.predict_upos([window[k].tokens for k in blank]), strict=True))
+        chosen = [window[k] for k in blank]
+        if isinstance(self.model, StackLSTMParser):
+            tags = joint[0].predict_upos([sentence.tokens for sentence in chosen])
+        else:
+            tags = [[d.tags[i] for i in d.log_probs.argmax(axis=1)] for d in self.upos_distributions(chosen)]
         filled = list(window)
-        for k, tags in predicted.items():
-            upos = [_given_or(token.upos, tag) for token, tag in zip(window[k].tokens, tags, strict=True)]
+        for k, sentence_tags in zip(blank, tags, strict=True):
+            upos = [_given_or(token.upos, tag) for token, tag in zip(window[k].tokens, sentence_tags, strict=True)]
             filled[k] = window[k].with_columns({"upos": upos})
         return filled
 
@@ -328,3 +341,15 @@ def _decoded_by_length(
 def _given_or(value: str, predicted: str) -> str:
     """A column's value as the input gives it, or ``predicted`` where the input leaves it blank."""
     return value if value not in ("", "_") else predicted
+
+
+def _upos_log_probs_over(parser: StackLSTMParser, tokens: list, strings: list[str]) -> list[np.ndarray]:
+    """A joint parser's UPOS log-probabilities of each sentence of ``tokens``, as (``strings`` x words)."""
+    own = _upos_head(parser).tags.strings
+    return [TagDistribution(own, values).over(strings) for values in parser.upos_log_probs(tokens)]
+
+
+def _upos_head(parser: StackLSTMParser):
+    """A joint member's tag layer (present: ``Parser._joint_members`` chose it)."""
+    assert parser.upos_head is not None
+    return parser.upos_head

@@ -218,3 +218,30 @@ def test_a_joint_pipeline_writes_the_same_bytes_with_jobs_and_streaming(joint_pi
     ]
     assert all(result.returncode == 0 for result in outputs), [r.stderr for r in outputs]
     assert outputs[0].stdout == outputs[1].stdout == outputs[2].stdout and outputs[0].stdout.count("\troot\t") == 3
+
+
+def test_an_ensembles_upos_is_the_mean_of_its_joint_members(sentences):
+    """A member that predicts no UPOS has no say; two joint members' probabilities are averaged."""
+    import numpy as np
+
+    from lstmparse.errors import ModelError
+    from lstmparse.stacklstm.api import Parser
+    from lstmparse.stacklstm.ensemble import StackLSTMEnsemble
+
+    first, second = (scrambled_parser("standard", "joint-upos", sentences, seed=s) for s in (1, 2))
+    plain = scrambled_parser("standard", "chars", sentences, seed=3)
+    ensemble = Parser(StackLSTMEnsemble([first, plain, second]))
+    assert ensemble.predicts_upos and not Parser(plain).predicts_upos
+    with pytest.raises(ModelError, match="--joint-upos"):
+        Parser(plain).upos_distributions(sentences[:2])
+    window = sentences[:12]
+    mixed = ensemble.upos_distributions(window)
+    alone = [Parser(member).upos_distributions(window) for member in (first, second)]
+    for k, distribution in enumerate(mixed):
+        assert list(distribution.tags) == list(alone[0][k].tags)
+        mean = (np.exp(alone[0][k].log_probs) + np.exp(alone[1][k].log_probs)) / 2
+        np.testing.assert_allclose(np.exp(distribution.log_probs), mean, rtol=1e-5, atol=1e-7)
+    blanked = [s.with_columns({"upos": ["_"] * len(s)}) for s in window]
+    filled = columns(ensemble.fill_blank_upos(blanked), "upos")
+    assert filled == [[d.tags[i] for i in d.log_probs.argmax(axis=1)] for d in mixed]
+    assert filled != first.predict_upos([s.tokens for s in window]), "the mean decides nothing here"
