@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -29,19 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "ud"
 JOINT_PART, ENSEMBLE_PART = "parser_joint", "parser_ensemble"  # directories inside the pipeline
 sys.path.insert(0, str(ROOT / "bench"))
-from tagger_ensembles import MEASURES, half_precision_copy, scores, write_json  # noqa: E402  (bench scripts)
-
-
-def write_pipeline(directory: Path, pipeline: Path, parser: Path) -> None:
-    """A manifest of ``pipeline`` with ``parser`` in place of its own (paths relative to ``directory``)."""
-    from lstmparse.pipeline.manifest import part_directories
-
-    manifest = json.loads((pipeline / "config.json").read_text(encoding="utf-8"))
-    parts = part_directories(pipeline) | {"parser": parser.resolve()}
-    directory.mkdir(parents=True, exist_ok=True)
-    relative = {name: os.path.relpath(path, directory.resolve()) for name, path in parts.items()}
-    kept = {key: manifest[key] for key in ("decoding",) if key in manifest}
-    (directory / "config.json").write_text(json.dumps({"arch": "pipeline", "parts": relative} | kept, indent=2) + "\n")
+from tagger_ensembles import MEASURES, half_precision_copy, scores, write_json, write_pipeline  # noqa: E402
 
 
 def verdict(before: dict[str, dict], after: dict[str, dict]) -> bool:
@@ -70,7 +57,7 @@ def main() -> None:
     shipped = part_directories(pipeline)["parser"]
     joint = half_precision_copy(args.joint, work / JOINT_PART)
     write_ensemble([shipped, joint], work / ENSEMBLE_PART)
-    write_pipeline(work / "pipeline", pipeline, work / ENSEMBLE_PART)
+    write_pipeline(work / "pipeline", pipeline, work / ENSEMBLE_PART, part="parser")
     rows = {
         "shipped": {source: scores(dev, pipeline, source) for source in ("raw", "tokens")},
         "with the joint parser": {source: scores(dev, work / "pipeline", source) for source in ("raw", "tokens")},

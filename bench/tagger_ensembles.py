@@ -62,12 +62,12 @@ def half_precision_copy(tagger: Path, target: Path) -> Path:
     return target
 
 
-def write_pipeline(directory: Path, pipeline: Path, tagger: Path) -> None:
-    """A manifest of ``pipeline`` with ``tagger`` in place of its own (paths relative to ``directory``)."""
+def write_pipeline(directory: Path, pipeline: Path, model: Path, part: str = "tagger") -> None:
+    """A manifest of ``pipeline`` with ``model`` in place of its ``part`` (paths relative to ``directory``)."""
     from lstmparse.pipeline.manifest import part_directories
 
     manifest = json.loads((pipeline / "config.json").read_text(encoding="utf-8"))
-    parts = part_directories(pipeline) | {"tagger": tagger.resolve()}
+    parts = part_directories(pipeline) | {part: model.resolve()}
     directory.mkdir(parents=True, exist_ok=True)
     relative = {name: os.path.relpath(path, directory.resolve()) for name, path in parts.items()}
     kept = {key: manifest[key] for key in ("decoding",) if key in manifest}
