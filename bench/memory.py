@@ -2,6 +2,7 @@
 bench-memory).
 
     OMP_NUM_THREADS=1 taskset -c 0 python bench/memory.py [--models en_ewt_pipeline,en_gum_seq2seq] [--sentences N]
+        [--outputs DIR]
 
 Each figure comes from a fresh process, as a user meets it: ``load`` is the seconds and
 resident MiB after ``lstmparse.load`` (DyNet's default 64 MB pool), ``peak`` the maximum
@@ -9,6 +10,8 @@ resident MiB of ``lstmparse parse`` on the model's test set (EWT test for depend
 models; raw text for pipelines, a language's from its own treebank; GUM test for
 constituency models; ``lstmparse score`` of EWT test for TreeLSTMs), ``one sentence`` the
 seconds and peak of parsing one sentence from the command line, model load included.
+``--outputs DIR`` keeps what each model wrote for its test set (``DIR/<model>.out``): two
+checkouts' files compared with ``cmp`` show that a change left every output as it was.
 The issue's ceiling for the default pipeline is a 200 MiB peak and a 0.5 s load.
 """
 
@@ -37,13 +40,17 @@ LOAD = (
 )
 
 
-def peak_of(command: list[str], stdin: str | None = None) -> tuple[float, float]:
-    """Seconds and peak resident MiB of a command run in a process of its own (its own rusage, via wait4)."""
+def peak_of(command: list[str], stdin: str | None = None, output: Path | None = None) -> tuple[float, float]:
+    """Seconds and peak resident MiB of a command run in a process of its own (its own rusage, via wait4); its
+    standard output goes to ``output`` if given."""
     start = time.time()
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stdout = output.open("wb") if output is not None else subprocess.DEVNULL
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=stdout, stderr=subprocess.PIPE)
     process.stdin.write((stdin or "").encode("utf-8"))
     process.stdin.close()
     _, status, usage = os.wait4(process.pid, 0)
+    if output is not None:
+        stdout.close()
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{' '.join(command)}: {process.stderr.read().decode()[-300:]}")
     return time.time() - start, usage.ru_maxrss / 1024  # KiB on Linux
@@ -83,7 +90,7 @@ def test_input(model: str, sentences: int, folder: Path) -> list[str]:
     return ["--input", str(path)]
 
 
-def measure(model: str, sentences: int) -> dict:
+def measure(model: str, sentences: int, outputs: Path | None = None) -> dict:
     """One model's figures, each from a fresh process."""
     load = subprocess.run([sys.executable, "-c", LOAD.format(model=model)], capture_output=True, text=True, check=True)
     loaded = json.loads(load.stdout)
@@ -93,7 +100,8 @@ def measure(model: str, sentences: int) -> dict:
     with tempfile.TemporaryDirectory() as scratch:
         command = ["score"] if model_arch(resolve_model(model)) in TREELSTM_ARCHS else ["parse", "--quiet"]
         parse = [sys.executable, "-m", "lstmparse", *command, "--model", model]
-        parse_seconds, peak = peak_of([*parse, *test_input(model, sentences, Path(scratch))])
+        output = outputs / f"{model}.out" if outputs is not None else None
+        parse_seconds, peak = peak_of([*parse, *test_input(model, sentences, Path(scratch))], output=output)
         one_seconds, one_peak = peak_of([*parse, *test_input(model, 1, Path(scratch))])
     return {
         "model": model,
@@ -112,6 +120,7 @@ def main() -> None:
     parser.add_argument("--models", help="comma-separated names [default: every shipped model]")
     parser.add_argument("--sentences", type=int, default=100_000, help="at most this many test sentences")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--outputs", type=Path, help="keep each model's output on its test set here (<model>.out)")
     args = parser.parse_args()
     from lstmparse.app.catalog import available_models
 
@@ -121,8 +130,10 @@ def main() -> None:
         "| model | files MB | load s | RSS after load MiB | peak on its test set MiB | parse s | one sentence s, MiB |"
     )
     print("|---|---|---|---|---|---|---|")
+    if args.outputs:
+        args.outputs.mkdir(parents=True, exist_ok=True)
     for name in names:
-        row = measure(name, args.sentences)
+        row = measure(name, args.sentences, args.outputs)
         rows.append(row)
         print(
             f"| {name} | {row['files_mb']} | {row['load_seconds']} | {row['rss_after_load_mib']} | {row['peak_mib']} "

@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import ROOT
 
-from lstmparse.core.backend import DEFAULT_MEMORY_MB
+from lstmparse.core.backend import DEFAULT_MEMORY_MB, memory_pools
 
 IMPORT_CYCLES = ROOT.parent / "shared" / "tools" / "import_cycles.py"
 
@@ -35,7 +35,7 @@ def test_dynet_is_configured_by_one_explicit_call_not_by_importing():
         "print(dynet_config.get()['mem'], dynet_config.get()['seed'])\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
-    assert result.returncode == 0 and result.stdout.split() == ["96", "5"], result.stderr + result.stdout
+    assert result.returncode == 0 and result.stdout.split() == [memory_pools(96), "5"], result.stderr + result.stdout
     script = "import dynet_config, lstmparse\nlstmparse.load('en_ewt_wp')\nprint(dynet_config.get()['mem'])\n"
     result = subprocess.run(
         [sys.executable, "-c", script],
@@ -44,7 +44,7 @@ def test_dynet_is_configured_by_one_explicit_call_not_by_importing():
         cwd=ROOT,
         env={**os.environ, "LSTMPARSE_MEMORY_MB": "80"},
     )
-    assert result.returncode == 0 and result.stdout.strip() == "80", result.stderr + result.stdout
+    assert result.returncode == 0 and result.stdout.strip() == memory_pools(80), result.stderr + result.stdout
 
 
 @pytest.mark.parametrize(
@@ -55,11 +55,13 @@ def test_a_module_that_imports_dynet_starts_it_with_the_toolkits_settings_not_dy
     (a pipeline then held 660 MiB after loading instead of 275); a configure() call before it still wins."""
     script = f"import sys, dynet_config, {module}\nassert 'dynet' in sys.modules\nprint(dynet_config.get()['mem'])\n"
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
-    assert result.returncode == 0 and result.stdout.strip() == str(DEFAULT_MEMORY_MB), result.stderr + result.stdout
+    assert result.returncode == 0 and result.stdout.strip() == memory_pools(DEFAULT_MEMORY_MB), (
+        result.stderr + result.stdout
+    )
     script = f"import lstmparse, dynet_config\nlstmparse.configure(memory_mb=96)\nimport {module}\n"
     script += "print(dynet_config.get()['mem'])\n"
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
-    assert result.returncode == 0 and result.stdout.strip() == "96", result.stderr + result.stdout
+    assert result.returncode == 0 and result.stdout.strip() == memory_pools(96), result.stderr + result.stdout
 
 
 @pytest.mark.skipif(not IMPORT_CYCLES.is_file(), reason="the shared tools are not beside the checkout")

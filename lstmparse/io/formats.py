@@ -31,7 +31,7 @@ N_COLUMNS = 10
 TOKEN_SEPARATORS = re.compile(r"[ \t]+")
 
 
-@dataclass
+@dataclass(slots=True)
 class Token:
     """One syntactic word (integer ID) with the columns the models read.
 

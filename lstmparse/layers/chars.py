@@ -10,6 +10,7 @@ import dynet as dy
 from lstmparse.core.model_io import builder_parameters
 from lstmparse.core.vocab import Vocabulary
 from lstmparse.layers import char_vector_width
+from lstmparse.layers.lstms import vanilla_lstm
 
 CHARS_PER_END = 40  # the character LSTM reads at most this many characters from each end of a word
 
@@ -21,12 +22,16 @@ class CharacterLSTM:
     that rare and unknown words still get a vector built from their spelling.
     """
 
-    def __init__(self, model: dy.ParameterCollection, vocab: Vocabulary, char_dim: int, output_dim: int) -> None:
+    def __init__(
+        self, model: dy.ParameterCollection, vocab: Vocabulary, char_dim: int, output_dim: int, fused: bool = False
+    ) -> None:
+        """``fused``: for a model loaded to parse, DyNet's fused LSTM operations (:mod:`lstmparse.layers.lstms`)."""
         # created in this order so that saved models keep their parameter names
         self.vocab = vocab
         self.embeddings = model.add_lookup_parameters((len(vocab), char_dim))
-        self.forward = dy.VanillaLSTMBuilder(1, char_dim, output_dim // 2, model)
-        self.backward = dy.VanillaLSTMBuilder(1, char_dim, output_dim // 2, model)
+        builder = vanilla_lstm(fused)
+        self.forward = builder(1, char_dim, output_dim // 2, model)
+        self.backward = builder(1, char_dim, output_dim // 2, model)
         self.dim = char_vector_width(output_dim)
 
     def named_parameters(self, prefix: str) -> dict:

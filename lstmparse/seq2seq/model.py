@@ -44,6 +44,7 @@ from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import ModelError
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
+from lstmparse.layers.lstms import vanilla_lstm
 from lstmparse.seq2seq.decoding import Seq2SeqDecoding
 from lstmparse.seq2seq.linearization import LEAF
 from lstmparse.seq2seq.options import Seq2SeqDimensions
@@ -72,7 +73,10 @@ class Seq2SeqParser(Seq2SeqDecoding):
         dims: Seq2SeqDimensions,
         pretrained: Vocabulary | None = None,
         chars: Vocabulary | None = None,
+        fused: bool = False,
     ) -> None:
+        """``fused``: for a model loaded to parse, the encoders run DyNet's fused LSTM operations
+        (:mod:`lstmparse.layers.lstms`; the decoder's steps are the search's own, :mod:`lstmparse.seq2seq.step`)."""
         if bool(dims.chars) != (chars is not None):
             raise ModelError("a character bi-LSTM needs a character vocabulary, and only it")
         self.words, self.targets, self.dims = words, targets, dims
@@ -92,7 +96,8 @@ class Seq2SeqParser(Seq2SeqDecoding):
             )
         self.target_embeddings = model.add_lookup_parameters((len(targets), dims.target), name="targets")
         pointed = dims.memory if dims.word_pointer else 0
-        self.encoder = dy.VanillaLSTMBuilder(dims.layers, dims.word_input, dims.hidden, model)
+        encoder = vanilla_lstm(fused)
+        self.encoder = encoder(dims.layers, dims.word_input, dims.hidden, model)
         self.decoder = dy.VanillaLSTMBuilder(dims.layers, dims.target + dims.memory + pointed, dims.hidden, model)
         self.attention_encoder = model.add_parameters((dims.attention, dims.memory), name="W1")
         self.attention_decoder = model.add_parameters((dims.attention, dims.hidden), name="W2")
@@ -101,10 +106,12 @@ class Seq2SeqParser(Seq2SeqDecoding):
         self.output_bias = model.add_parameters((len(targets),), init=0.0, name="outputb")
         # created last, so that models without them keep their parameter names
         if dims.bidirectional:
-            self.forward_encoder = dy.VanillaLSTMBuilder(dims.layers, dims.word_input, dims.hidden, model)
+            self.forward_encoder = encoder(dims.layers, dims.word_input, dims.hidden, model)
         if dims.word_pointer:
             self.past_last_word = model.add_parameters((dims.memory,), name="pastLastWord")
-        self.char_lstm = CharacterLSTM(model, chars, dims.char_embedding, dims.chars) if chars is not None else None
+        self.char_lstm = (
+            CharacterLSTM(model, chars, dims.char_embedding, dims.chars, fused) if chars is not None else None
+        )
         self.dropout = 0.0
         self.training_record: dict = {}
 
@@ -316,8 +323,13 @@ class Seq2SeqParser(Seq2SeqDecoding):
         save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
 
     @classmethod
-    def load(cls, directory: str) -> Seq2SeqParser:
+    def load(cls, directory: str, fused: bool = True) -> Seq2SeqParser:
+        """A saved model, to parse (``fused``, :mod:`lstmparse.layers.lstms`) or to train further (not ``fused``).
+
+        A format 1 file names its parameters as DyNet's training builder does, so it is read with that builder.
+        """
         config, vocab, params = load_model(directory, ARCH, f"{ARCH} constituency parser")
+        fused = fused and config["format_version"] >= 2
         with model_contents(directory):
             pretrained = Vocabulary.from_json(vocab["pretrained"]) if "pretrained" in vocab else None
             chars = Vocabulary.from_json(vocab["chars"]) if "chars" in vocab else None
@@ -327,6 +339,7 @@ class Seq2SeqParser(Seq2SeqDecoding):
                 Seq2SeqDimensions(**config["dims"]),
                 pretrained,
                 chars,
+                fused,
             )
         assign_values(parser.model, parser.named_parameters(), params, config["format_version"])
         parser.training_record = config.get("training", {})

@@ -145,7 +145,7 @@ def resumed_parser(options: Seq2SeqOptions, record: dict, log: TextIO) -> Seq2Se
     Only the learning rate may change (a smaller one to fine-tune after a plateau);
     the change is logged and kept in the record.
     """
-    parser = Seq2SeqParser.load(options.model_dir)
+    parser = Seq2SeqParser.load(options.model_dir, fused=False)  # training goes on as it began
     previous = parser.training_record
     different = [
         key for key, value in record.items() if key not in ("epochs", "learning_rate") and previous.get(key) != value

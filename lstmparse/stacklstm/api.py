@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from lstmparse.stacklstm.decoding import BatchDecoder
     from lstmparse.stacklstm.ensemble import StackLSTMEnsemble
 
-WORDS_PER_SENTENCE = 25  # lock-step batches close at this many words per sentence on average
+WORDS_PER_SENTENCE = 16  # lock-step batches close at this many words per sentence on average
 FEATS_EVIDENCE_WORDS = 1000  # a FEATS model refuses input whose first this many words have no feature
 OWN_TAGS_WINDOW = 64  # sentences a joint-UPOS parser tags at a time before parsing them
 

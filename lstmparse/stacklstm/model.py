@@ -11,12 +11,13 @@ on the stack are represented recursively (section 3.4).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, Self, cast
 
 import dynet as dy
 import numpy as np
 
+from lstmparse.core.batching import batches
 from lstmparse.core.model_io import assign_values, effective_values, load_directory, model_contents, save_model
 from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import ModelError
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 ARCH = "stacklstm"
 TOKENS = "tokens"  # the token vectors' parameter names start so in a model file (their tables too)
 JOINT_UPOS = "joint_upos"  # the names of the UPOS output layer's parameters start so
+UPOS_GROUP_WORDS = 512  # at most this many words in a graph of the tag layer (unless one sentence has more)
 NAMED_PARAMETERS = (  # the parser's own parameters (those of its layers are named by the layers)
     "root_vector",
     "action_history_embeddings",
@@ -190,20 +192,32 @@ class StackLSTMParser:
 
     def predict_upos(self, sentences: Sequence[Sequence[Token]], group: int = 32) -> list[list[str]]:
         """Each sentence's UPOS from the joint tag layer, ``group`` sentences to a graph (``joint_upos`` only)."""
-        return [tags for chunk in self._upos_groups(sentences, group, "predict") for tags in chunk]
+        return self._upos_groups(sentences, group, "predict")
 
     def upos_log_probs(self, sentences: Sequence[Sequence[Token]], group: int = 32) -> list[np.ndarray]:
         """Each sentence's (words x tags) UPOS log-probabilities, tags as ``upos_head.tags.strings`` orders them."""
-        return [values for chunk in self._upos_groups(sentences, group, "log_probs") for values in chunk]
+        return self._upos_groups(sentences, group, "log_probs")
 
-    def _upos_groups(self, sentences: Sequence[Sequence[Token]], group: int, output: str) -> Iterator[list]:
+    def _upos_groups(self, sentences: Sequence[Sequence[Token]], group: int, output: str) -> list:
+        """The tag layer's ``output`` for each sentence, in order, computed in graphs of sentences of similar length.
+
+        The context bi-LSTM reads a graph's sentences padded to its longest, and a graph
+        keeps every value until it is renewed: sentences taken shortest first, ``group``
+        to a graph and no more than ``UPOS_GROUP_WORDS`` words (a longer sentence
+        alone), leave little padding and bound the graph's memory.
+        """
         if self.upos_head is None:
             raise ModelError("this parser was not trained with --joint-upos: it predicts no UPOS")
-        for start in range(0, len(sentences), group):
+        results: list = [None] * len(sentences)
+        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+        for batch in batches(order, group, UPOS_GROUP_WORDS, lambda i: len(sentences[i]), strict=True):
             dy.renew_cg(autobatching=False)
-            chunk = sentences[start : start + group]
+            chunk = [sentences[i] for i in batch]
             vectors = self.tokens.encode_many(chunk, train=False)
-            yield getattr(self.upos_head, output)(vectors, [len(tokens) for tokens in chunk])
+            outputs = getattr(self.upos_head, output)(vectors, [len(tokens) for tokens in chunk])
+            for index, value in zip(batch, outputs, strict=True):
+                results[index] = value
+        return results
 
     def tagging_loss(self, vectors: dy.Expression, sentences: Sequence[Sequence[Token]]) -> dy.Expression | None:
         """With ``joint_upos``, the UPOS loss of the sentences' words (their token vectors, batched); else None."""

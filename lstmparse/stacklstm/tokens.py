@@ -53,7 +53,7 @@ class TokenEncoder:
         prefix: str = "tokens",
     ) -> None:
         """``frozen``: a model file's arrays, for a parser loaded to parse (its word tables stay arrays, under
-        ``prefix``'s names, rather than DyNet parameters)."""
+        ``prefix``'s names, rather than DyNet parameters, and its character LSTM runs fused operations)."""
         unknown = set(features) - set(FEATURES)
         if unknown:
             raise ValueError(f"unknown features {sorted(unknown)}; choose from {', '.join(FEATURES)}")
@@ -75,7 +75,7 @@ class TokenEncoder:
             self.feat_embeddings = model.add_lookup_parameters((len(vocabs["feats"]), dims.feats))
             input_dim += dims.feats
         if "chars" in features:
-            self.char_lstm = CharacterLSTM(model, vocabs["chars"], dims.char_embedding, dims.chars)
+            self.char_lstm = CharacterLSTM(model, vocabs["chars"], dims.char_embedding, dims.chars, frozen is not None)
             input_dim += self.char_lstm.dim
         if input_dim == 0:
             raise ValueError("no token features selected")

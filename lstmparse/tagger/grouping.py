@@ -18,6 +18,7 @@ import numpy as np
 from lstmparse.core.ensembles import TagDistribution, log_softmax_columns, mixture_log_probs
 
 TAGGING_GROUP = 64  # sentences of one length tagged in one graph (more take more memory, for no speed)
+TAGGING_WORDS = 512  # and no more words than this (unless one sentence has more): a graph's memory grows with them
 BLANK = ("", "_")  # a UPOS the caller leaves to the tagger
 
 
@@ -32,17 +33,18 @@ class GroupTagger(Protocol):
     ) -> list[dict[str, list[str]]]: ...
 
 
-def length_groups(items: Sequence, length_of, max_items: int) -> list[list[int]]:
-    """Indices of ``items`` grouped by length, at most ``max_items`` per group, groups longest first."""
+def length_groups(items: Sequence, length_of, max_items: int, max_words: int | None = None) -> list[list[int]]:
+    """Indices of ``items`` grouped by length, groups longest first: at most ``max_items`` per group, and at most
+    ``max_words`` words (``length_of`` summed; at least one item)."""
     by_length: dict[int, list[int]] = {}
     for index, item in enumerate(items):
         by_length.setdefault(length_of(item), []).append(index)
-    return [
-        members[start : start + max_items]
-        for length in sorted(by_length, reverse=True)
-        for members in (by_length[length],)
-        for start in range(0, len(members), max_items)
-    ]
+    groups: list[list[int]] = []
+    for length in sorted(by_length, reverse=True):
+        size = max_items if max_words is None else max(1, min(max_items, max_words // max(length, 1)))
+        members = by_length[length]
+        groups.extend(members[start : start + size] for start in range(0, len(members), size))
+    return groups
 
 
 def tag_all(
@@ -58,7 +60,7 @@ def tag_all(
     distribution for a sentence (or None), averaged with the tagger's (:func:`mix_upos`).
     """
     results: list = [None] * len(forms)
-    for group in length_groups(forms, len, TAGGING_GROUP):
+    for group in length_groups(forms, len, TAGGING_GROUP, TAGGING_WORDS):
         dy.renew_cg()
         given = [upos[i] for i in group] if upos is not None else None
         opinions = [others[i] for i in group] if others is not None else None

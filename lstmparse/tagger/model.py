@@ -27,6 +27,7 @@ from lstmparse.io.formats import Sentence
 from lstmparse.layers import transduce
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
+from lstmparse.layers.lstms import vanilla_lstm
 from lstmparse.layers.tables import table_rows, word_table
 from lstmparse.tagger.analyses import SeenAnalyses
 from lstmparse.tagger.companions import UPOS_COMPANIONS, UposCompanions
@@ -70,7 +71,8 @@ class Tagger:
         frozen: Mapping[str, np.ndarray] | None = None,
         allowed_features: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
-        """``frozen``: a model file's arrays, for a tagger loaded to tag (its word tables stay arrays, not DyNet's);
+        """``frozen``: a model file's arrays, for a tagger loaded to tag (its word tables stay arrays, not DyNet's, and
+        its LSTMs run fused operations, :mod:`lstmparse.layers.lstms`);
         ``allowed_features``: with ``dims.factored_feats``, the feature names each UPOS takes."""
         self.vocabs, self.dims = vocabs, dims
         self.columns = (*COLUMNS, LEMMA) if dims.lemmas else COLUMNS
@@ -87,13 +89,14 @@ class Tagger:
         self.model = dy.ParameterCollection()
         model = self.model
         self.word_embeddings = word_table(model, "words", (len(vocabs["words"]), dims.word), frozen)
-        self.char_lstm = CharacterLSTM(model, vocabs["chars"], dims.char_embedding, dims.chars)
+        fused = frozen is not None
+        self.char_lstm = CharacterLSTM(model, vocabs["chars"], dims.char_embedding, dims.chars, fused)
         input_dim = dims.word + self.char_lstm.dim
         if dims.pretrained:
             shape = (len(vocabs["pretrained"]), dims.pretrained)
             self.pretrained_embeddings = word_table(model, "pretrained", shape, frozen)
             input_dim += dims.pretrained
-        self.birnn = dy.BiRNNBuilder(dims.layers, input_dim, dims.hidden, model, dy.VanillaLSTMBuilder)
+        self.birnn = dy.BiRNNBuilder(dims.layers, input_dim, dims.hidden, model, vanilla_lstm(fused))
         self.outputs = {
             column: (
                 model.add_parameters((len(vocabs[column]), self._output_input_dim(column))),

@@ -33,6 +33,7 @@ from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import ModelError
 from lstmparse.layers import transduce
 from lstmparse.layers.embeddings import WORD_DROPOUT
+from lstmparse.layers.lstms import vanilla_lstm
 from lstmparse.tokenizer.data import LABELS, Paragraph
 from lstmparse.tokenizer.joins import JoinRule
 from lstmparse.tokenizer.lexicon import MARKS, Lexicon
@@ -68,7 +69,9 @@ class CharacterLabeller:
         dims: TokenizerDimensions,
         lexicon: Lexicon | None = None,
         joins: JoinRule | None = None,
+        fused: bool = False,
     ) -> None:
+        """``fused``: for a tokenizer loaded to tokenize, DyNet's fused LSTM operations (``layers.lstms``)."""
         if dims.lexicon and lexicon is None:
             raise ModelError("the tokenizer reads a lexicon of words but has none")
         self.chars, self.splitter, self.dims, self.lexicon = chars, splitter, dims, lexicon
@@ -81,7 +84,7 @@ class CharacterLabeller:
         self.char_embeddings = model.add_lookup_parameters((len(chars), dims.char_embedding))
         self.class_embeddings = model.add_lookup_parameters((len(CLASSES), CLASS_DIM))
         input_dim = dims.char_embedding + CLASS_DIM
-        self.birnn = dy.BiRNNBuilder(dims.layers, input_dim, dims.hidden, model, dy.VanillaLSTMBuilder)
+        self.birnn = dy.BiRNNBuilder(dims.layers, input_dim, dims.hidden, model, vanilla_lstm(fused))
         self.output_weights = model.add_parameters((len(LABELS), dims.hidden))
         self.output_bias = model.add_parameters(len(LABELS))
         if dims.shapes:
@@ -217,6 +220,7 @@ class CharacterLabeller:
                 TokenizerDimensions(**config["dims"]),
                 Lexicon.from_json(vocab["lexicon"]) if "lexicon" in vocab else None,
                 JoinRule.from_json(vocab.get("joins", [])),
+                fused=config["format_version"] >= 2,  # format 1 names parameters as the training builder does
             )
         assign_values(labeller.model, labeller.named_parameters(), params, config["format_version"])
         labeller.training_record = config.get("training", {})

@@ -75,6 +75,29 @@ def test_a_sentences_tags_do_not_depend_on_its_batch(sentences):
     assert len({tag for tags in together for tag in tags}) > 2  # scrambled weights: varied tags
 
 
+def test_tag_layer_graphs_take_sentences_by_length_within_a_word_budget(sentences, monkeypatch):
+    """Sentences are grouped shortest first, no graph over ``UPOS_GROUP_WORDS`` words unless one sentence is longer;
+    the tags come back in input order, as one sentence at a time gives them."""
+    import lstmparse.stacklstm.model as model_module
+
+    parser = scrambled_parser("standard", "joint-upos", sentences, seed=3)
+    tokens = [s.tokens for s in sentences[:20]]
+    alone = [parser.predict_upos([sentence])[0] for sentence in tokens]
+    budget = 2 * max(len(sentence) for sentence in tokens) // 3  # the longest sentences get graphs of their own
+    monkeypatch.setattr(model_module, "UPOS_GROUP_WORDS", budget)
+    graphs: list[list[int]] = []
+    encode_many = parser.tokens.encode_many
+    monkeypatch.setattr(
+        parser.tokens,
+        "encode_many",
+        lambda chunk, **kw: graphs.append([len(s) for s in chunk]) or encode_many(chunk, **kw),
+    )
+    assert parser.predict_upos(tokens, group=8) == alone
+    assert sorted(n for graph in graphs for n in graph) == [n for graph in graphs for n in graph]  # shortest first
+    assert all(sum(graph) <= budget or len(graph) == 1 for graph in graphs) and len(graphs) > 3
+    assert all(len(graph) <= 8 for graph in graphs)
+
+
 def test_training_learns_the_tags_and_a_saved_model_keeps_them(hungarian, tmp_path):
     record = train_joint_parser(hungarian["train"], tmp_path / "joint", epochs=3, dev=hungarian["dev"])
     accuracy = [epoch["dev_joint_upos"] for epoch in record["epochs"]]

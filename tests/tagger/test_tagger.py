@@ -48,6 +48,29 @@ def test_tags_do_not_depend_on_the_other_sentences_tagged_with_them(small_tagger
     assert together == alone
 
 
+def test_length_groups_hold_one_length_and_no_more_words_than_the_budget():
+    from lstmparse.tagger.grouping import length_groups
+
+    forms = [["w"] * n for n in (3, 5, 3, 3, 40, 5, 3, 3, 3)]
+    groups = length_groups(forms, len, max_items=4, max_words=10)
+    assert sorted(i for group in groups for i in group) == list(range(len(forms)))
+    assert all(len({len(forms[i]) for i in group}) == 1 for group in groups)
+    assert [len(forms[group[0]]) for group in groups] == sorted((len(forms[g[0]]) for g in groups), reverse=True)
+    assert all(sum(len(forms[i]) for i in group) <= 10 or len(group) == 1 for group in groups)
+    assert [len(group) for group in groups] == [1, 2, 3, 3]  # 40 alone; 5 + 5; six of 3 words, 3 to a group
+    assert [len(group) for group in length_groups(forms, len, max_items=4)] == [1, 2, 4, 2]
+
+
+def test_tags_are_the_same_when_the_word_budget_splits_the_groups(small_tagger, dev, monkeypatch):
+    import lstmparse.tagger.grouping as grouping
+
+    tagger, _ = small_tagger
+    wide = [[(t.upos, t.xpos, t.feats, t.lemma) for t in s.tokens] for s in tagger.tag(dev, retag=True)]
+    monkeypatch.setattr(grouping, "TAGGING_WORDS", 12)
+    narrow = [[(t.upos, t.xpos, t.feats, t.lemma) for t in s.tokens] for s in tagger.tag(dev, retag=True)]
+    assert wide == narrow
+
+
 def test_word_lists_are_tagged_and_a_string_is_refused(small_tagger):
     tagger, _ = small_tagger
     (sentence,) = tagger.tag([["The", "dog", "barks", "."]])
