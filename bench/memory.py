@@ -133,7 +133,12 @@ def main() -> None:
     if args.outputs:
         args.outputs.mkdir(parents=True, exist_ok=True)
     for name in names:
-        row = measure(name, args.sentences, args.outputs)
+        try:
+            row = measure(name, args.sentences, args.outputs)
+        except RuntimeError as error:  # a model that fails is a row saying so; the others are still measured
+            rows.append({"model": name, "error": str(error).splitlines()[-1][-300:]})
+            print(f"| {name} | failed: {rows[-1]['error']} |", flush=True)
+            continue
         rows.append(row)
         print(
             f"| {name} | {row['files_mb']} | {row['load_seconds']} | {row['rss_after_load_mib']} | {row['peak_mib']} "

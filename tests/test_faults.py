@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -62,6 +63,34 @@ def test_a_feats_model_refuses_input_without_any_feature_but_reads_sparse_ones(f
     assert len(list(parser.parse(tagged))) == 20  # many words of tagged text have no feature: that is fine
     with pytest.raises(InputError, match="FEATS column is empty"):
         list(parser.parse([["Dogs", "bark", "."]]))
+
+
+def test_a_pipeline_whose_tagger_gives_no_feature_to_any_word_still_parses(tmp_path):
+    """Coptic's parser reads FEATS; its tagger rightly gives none to these two words. Its own tagger's '_' is an
+    answer, not a missing column (the parse used to stop with 'the FEATS column is empty'), also with --jobs."""
+    text = tmp_path / "short.txt"
+    text.write_text("ϭⲟⲗ ·\n", encoding="utf-8")
+    pipeline = lstmparse.load("cop_scriptorium_pipeline")
+    assert "feats" in pipeline.parser.model.features
+    (sentence,) = pipeline.parse_text("ϭⲟⲗ ·")
+    assert [t.feats for t in sentence.tokens] == ["_", "_"] and all(t.head is not None for t in sentence.tokens)
+    for jobs in ("1", "2"):
+        result = lstmparse_cli(
+            "parse",
+            "--model",
+            "cop_scriptorium_pipeline",
+            "--input-format",
+            "raw",
+            "--input",
+            text,
+            "--jobs",
+            jobs,
+            "--quiet",
+        )
+        assert result.returncode == 0 and result.stdout.count("\tpunct\t") == 1, result.stderr
+    given = dataclasses.replace(sentence, feats_tagged=False)  # the same columns given by a user, not the tagger
+    with pytest.raises(InputError, match="FEATS column is empty"):  # are still refused: too little evidence
+        list(pipeline.parser.parse([given]))
 
 
 def test_training_refuses_a_feature_whose_column_is_empty(tmp_path, small_treebank):

@@ -60,6 +60,8 @@ class Sentence:
     token_lines: list[int] = field(default_factory=list)
     path: str = "<input>"
     first_line: int = 1
+    # a tagger that predicts FEATS filled the sentence's blank columns: a word's "_" is its answer, not missing input
+    feats_tagged: bool = field(default=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.tokens)

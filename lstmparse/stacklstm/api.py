@@ -204,7 +204,8 @@ class Parser:
         blank UPOS is an error on its word's line.  FEATS are blank ('_') on many
         words of tagged text (punctuation, particles), so that column counts as
         missing only when the first ``FEATS_EVIDENCE_WORDS`` words (or all of a
-        shorter input) have none; sentences are held back until that is known.
+        shorter input) have none; sentences are held back until that is known.  A
+        sentence a FEATS tagger has tagged (a pipeline's) has its FEATS, blank or not.
         """
         features = self.model.features
         needs_pos, feats_seen = "pos" in features, "feats" not in features
@@ -219,7 +220,7 @@ class Parser:
                 continue
             held.append(sentence)
             words += len(sentence)
-            feats_seen = any(t.feats not in ("", "_") for t in sentence.tokens)
+            feats_seen = sentence.feats_tagged or any(t.feats not in ("", "_") for t in sentence.tokens)
             if feats_seen:
                 yield from held
                 held = []

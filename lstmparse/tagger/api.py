@@ -12,6 +12,7 @@ unless ``retag`` is asked for; a column no word of a sentence fills is predicted
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from lstmparse.core.batching import SENTENCE_WINDOW, windows
@@ -98,10 +99,11 @@ class POSTagger:
             given = [_given_upos(window[k], needed[k]) for k in todo]
             others = _other_upos(upos_from, [window[k] for k in todo], [needed[k] for k in todo])
             predicted = dict(zip(todo, tag_all(self.model, forms, given, others), strict=True))
+            tags_feats = "feats" in self.model.columns
             for k, sentence in enumerate(window):
                 if k in predicted:
                     sentence = sentence.with_columns({column: predicted[k][column] for column in needed[k]})
-                yield sentence
+                yield replace(sentence, feats_tagged=True) if tags_feats else sentence
 
 
 def _given_upos(sentence: Sentence, filled: list[str]) -> list[str]:
