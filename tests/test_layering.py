@@ -141,3 +141,16 @@ def test_the_type_checker_finds_nothing():
         [sys.executable, "-m", "mypy", "--no-incremental"], capture_output=True, text=True, cwd=ROOT
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-1000:]
+
+
+def test_parsing_pools_start_lean_and_training_pools_with_room_for_the_backward_pass():
+    """Parsing computes no gradient: backward and scratch pools start at 1 MB, the parameters' small (they grow).
+    Training (and autobatching, whose backward pass cannot grow a pool) keeps DyNet's equal split."""
+    assert memory_pools(8) == "4,1,4,1" and memory_pools(512) == "256,1,4,1" and memory_pools(1) == "1,1,1,1"
+    assert memory_pools(512, backward=True) == "512"
+    script = (
+        "import dynet_config\nfrom lstmparse.cli.common import configure_dynet\n"
+        "configure_dynet(seed=1, memory_mb=64, training=True)\nprint(dynet_config.get()['mem'])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0 and result.stdout.strip() == "64", result.stderr + result.stdout

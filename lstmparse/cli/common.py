@@ -41,7 +41,9 @@ class GpuRequest:
     devices: str | None = None
 
 
-def configure_dynet(seed: int | None, memory_mb: int = backend.DEFAULT_MEMORY_MB, weight_decay: float = 0.0) -> None:
+def configure_dynet(
+    seed: int | None, memory_mb: int = backend.DEFAULT_MEMORY_MB, weight_decay: float = 0.0, training: bool = False
+) -> None:
     """DyNet set up for this command in one call: its settings and the GPU the main options asked for."""
     context = click.get_current_context(silent=True)
     request = context.find_root().obj if context is not None else None
@@ -52,6 +54,7 @@ def configure_dynet(seed: int | None, memory_mb: int = backend.DEFAULT_MEMORY_MB
         weight_decay=weight_decay,
         gpus=gpu.gpus,
         devices=gpu.devices,
+        training=training,
         if_loaded="keep",
     )
 

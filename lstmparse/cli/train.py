@@ -331,7 +331,7 @@ def train(**given) -> None:
     explicit = {name: value for name, value in given.items() if _was_given(ctx, name)}
     treebank, data_notes = _training_files(explicit, given["model_dir"])
     options = options_class.from_command_line(explicit)
-    configure_dynet(seed=options.seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY)
+    configure_dynet(seed=options.seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY, training=True)
     try:
         record = family(arch).trainer_function()(options)  # imported now that DyNet is configured
     except KeyboardInterrupt:

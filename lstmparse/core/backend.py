@@ -31,6 +31,7 @@ from lstmparse.errors import ConfigurationError
 # The size of DyNet's memory pools at start (``memory_pools``); they grow on demand (except with autobatching).
 # 8 MB: the default pipeline peaks at 196 MiB on EWT test from raw text (64 MB, four pools of 16: 218 MiB), as fast.
 DEFAULT_MEMORY_MB = 8
+PARAMETERS_START_MB = 4  # the parameter pool's start when parsing; it grows 16 MB at a time (``memory_pools``)
 # Autobatched graphs (TreeLSTM scoring) cannot grow the pools: they get this much up front.
 AUTOBATCH_MEMORY_MB = 512
 
@@ -41,7 +42,7 @@ GPU_HELP = (
 )
 
 
-def configure(
+def configure(  # noqa: PLR0913  (one keyword per DyNet setting)
     seed: int | None = None,
     memory_mb: int = DEFAULT_MEMORY_MB,
     autobatch: bool = False,
@@ -49,9 +50,13 @@ def configure(
     gpus: int = 0,
     devices: str | None = None,
     *,
+    training: bool = False,
     if_loaded: Literal["raise", "keep"] = "raise",
 ) -> None:
     """Set DyNet's global options and seed Python's and NumPy's generators too.
+
+    ``memory_mb`` sets how DyNet's memory pools start (:func:`memory_pools`); ``training``
+    gives the backward pool its share from the start, as training needs it.
 
     A ``seed`` of None leaves all three generators unseeded.  ``gpus``/``devices``
     are DyNet's --dynet-gpus/--dynet-devices (``GPU:0,GPU:1``).  DyNet reads its
@@ -64,14 +69,14 @@ def configure(
     """
     loaded = "dynet" in sys.modules
     if loaded:
-        _check_loaded_settings(_settings(seed, memory_mb, autobatch, weight_decay), if_loaded)
+        _check_loaded_settings(_settings(seed, memory_mb, autobatch, weight_decay, training), if_loaded)
     if seed is not None:
         random.seed(seed)
         np.random.seed(seed)
     if loaded:
         return
     dynet_config.set(
-        mem=memory_pools(memory_mb, autobatch),
+        mem=memory_pools(memory_mb, autobatch or training),
         random_seed=_dynet_seed(seed),
         autobatch=int(autobatch),
         weight_decay=weight_decay,
@@ -83,20 +88,21 @@ def configure(
         _require_gpu()
 
 
-def memory_pools(memory_mb: int, autobatch: bool = False) -> str:
-    """DyNet's memory setting for ``memory_mb``: the sizes of its forward, backward, parameter and scratch pools.
+def memory_pools(memory_mb: int, backward: bool = False) -> str:
+    """DyNet's memory setting for ``memory_mb``: the sizes its forward, backward, parameter and scratch pools start at.
 
     DyNet zeroes each pool's starting size when it starts, so all of it is resident at
-    once, and grows a pool 16 MB at a time when a graph (or a model's parameters)
-    needs more.  Parsing computes no gradients and needs little scratch space, so the
-    backward and scratch pools start at 1 MB (training grows the backward pool to what
-    it needs), the forward and parameter pools at half of ``memory_mb`` each.
-    Autobatching cannot grow a pool: there each pool gets a quarter (DyNet's own split).
+    once, and grows a pool 16 MB at a time when a graph (or a model's parameters) needs
+    more.  Parsing computes no gradients and needs little scratch space: the forward
+    pool starts at half of ``memory_mb``, the parameters' at no more than
+    ``PARAMETERS_START_MB``, the backward and scratch pools at 1 MB.  With ``backward``
+    (training, or autobatching, whose backward pass cannot grow a pool) each pool gets
+    a quarter, DyNet's own split.
     """
-    if autobatch:
+    if backward:
         return str(memory_mb)
     half = max(1, memory_mb // 2)
-    return f"{half},1,{half},1"
+    return f"{half},1,{min(half, PARAMETERS_START_MB)},1"
 
 
 def _check_loaded_settings(wanted: dict, if_loaded: str) -> None:
@@ -175,10 +181,10 @@ def _dynet_seed(seed: int | None) -> int:
     return seed if seed != 0 else 2**31 - 1
 
 
-def _settings(seed: int | None, memory_mb: int, autobatch: bool, weight_decay: float) -> dict:
+def _settings(seed: int | None, memory_mb: int, autobatch: bool, weight_decay: float, training: bool) -> dict:
     current = dict(dynet_config.get() or {})
     current.update(
-        mem=memory_pools(memory_mb, autobatch),
+        mem=memory_pools(memory_mb, autobatch or training),
         seed=_dynet_seed(seed),
         autobatch=int(autobatch),
         weight_decay=weight_decay,
