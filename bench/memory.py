@@ -77,9 +77,12 @@ def test_input(model: str, sentences: int, folder: Path) -> list[str]:
     if not (DATA / "ud" / treebank / "test.conllu").is_file():
         treebank = "en_ewt"
     blocks = (DATA / "ud" / treebank / "test.conllu").read_text(encoding="utf-8").split("\n\n")[:sentences]
-    if arch == "pipeline":
-        prefix = "# text = "
-        texts = [line[len(prefix) :] for block in blocks for line in block.splitlines() if line.startswith(prefix)]
+    if arch == "pipeline":  # each sentence's text: its ``# text``, else its words as SpaceAfter=No joins them
+        from lstmparse.io.formats import read_sentences
+
+        gold = folder / "gold.conllu"
+        gold.write_text("\n\n".join(blocks).rstrip("\n") + "\n\n", encoding="utf-8")
+        texts = [sentence.text for sentence in read_sentences(str(gold))]
         path = folder / "test.txt"
         path.write_text("\n".join(texts) + "\n", encoding="utf-8")
         return ["--input-format", "raw", "--input", str(path)]

@@ -29,7 +29,7 @@ import numpy as np
 from lstmparse.errors import ConfigurationError
 
 # The size of DyNet's memory pools at start (``memory_pools``); they grow on demand (except with autobatching).
-# 8 MB: the default pipeline peaks at 196 MiB on EWT test from raw text (64 MB, four pools of 16: 218 MiB), as fast.
+# 8 MB: with the default pipeline the pools start at 10 MB in all (was 64) and it peaks at 191 MiB on EWT test.
 DEFAULT_MEMORY_MB = 8
 PARAMETERS_START_MB = 4  # the parameter pool's start when parsing; it grows 16 MB at a time (``memory_pools``)
 # Autobatched graphs (TreeLSTM scoring) cannot grow the pools: they get this much up front.
