@@ -52,7 +52,7 @@ from lstmparse.io.formats import FORMATS, RAW_FORMATS
     default=backend.DEFAULT_MEMORY_MB,
     show_default=True,
     type=MEMORY_MB,
-    help="DyNet's memory pool in each worker, MB",
+    help="DyNet's memory pools at start in each worker, MB (they grow as needed)",
 )
 @clean_errors
 def parse_corpus(

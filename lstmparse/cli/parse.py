@@ -131,7 +131,7 @@ PROCESSORS = StageList()
     default=backend.DEFAULT_MEMORY_MB,
     show_default=True,
     type=MEMORY_MB,
-    help="DyNet's memory pool, MB (each --jobs process has its own)",
+    help="DyNet's memory pools at start, MB (they grow as needed; each --jobs process has its own)",
 )
 @clean_errors
 def parse(

@@ -29,7 +29,7 @@ from lstmparse.core import backend
     default=backend.DEFAULT_MEMORY_MB,
     show_default=True,
     type=MEMORY_MB,
-    help="DyNet's initial pool in each worker, MB (it grows as a request needs)",
+    help="DyNet's memory pools at start in each worker, MB (they grow as a request needs)",
 )
 @clean_errors
 def serve(models, host, port, workers, max_chars, max_sentences, memory_mb) -> None:
