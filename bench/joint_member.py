@@ -2,6 +2,7 @@
 
     python bench/joint_member.py hu_szeged runs/hu-parser-joint [--json FILE]
     python bench/joint_member.py hu_szeged runs/hu-parser-joint --ship
+    python bench/joint_member.py hu_szeged runs/hu-parser-joint --ship --from-json FILE
 
 The parser named (trained on the treebank's training file with ``--joint-upos``, e.g.
 ``lstmparse train --arch stacklstm --features words,chars --context-layers 1 --joint-upos
@@ -14,6 +15,8 @@ evaluate`` at the pipeline's own beam, from raw text and from gold tokens, with 
 parser and with the ensemble.  ``--ship`` puts the half-precision parser beside the
 pipeline's parts (``parser_joint``) and names the ensemble (``parser_ensemble``) as its
 parser; ``bench/rescore_languages.py`` then scores the shipped pipeline's dev and test.
+``--from-json`` takes the dev figures an earlier ``--json`` run wrote instead of scoring
+dev again (the rule is applied to them as to fresh ones).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ def main() -> None:
     parser.add_argument("joint", type=Path, help="a parser trained on its training file with --joint-upos")
     parser.add_argument("--json", type=Path, help="write the figures here too")
     parser.add_argument("--ship", action="store_true", help="make the ensemble the shipped pipeline's parser")
+    parser.add_argument("--from-json", type=Path, help="an earlier --json run's figures: dev is not scored again")
     args = parser.parse_args()
     from lstmparse.core.ensembles import write_ensemble
     from lstmparse.pipeline.manifest import part_directories
@@ -58,10 +62,13 @@ def main() -> None:
     joint = half_precision_copy(args.joint, work / JOINT_PART)
     write_ensemble([shipped, joint], work / ENSEMBLE_PART)
     write_pipeline(work / "pipeline", pipeline, work / ENSEMBLE_PART, part="parser")
-    rows = {
-        "shipped": {source: scores(dev, pipeline, source) for source in ("raw", "tokens")},
-        "with the joint parser": {source: scores(dev, work / "pipeline", source) for source in ("raw", "tokens")},
-    }
+    if args.from_json:
+        rows = json.loads(args.from_json.read_text(encoding="utf-8"))["dev"]
+    else:
+        rows = {
+            "shipped": {source: scores(dev, pipeline, source) for source in ("raw", "tokens")},
+            "with the joint parser": {source: scores(dev, work / "pipeline", source) for source in ("raw", "tokens")},
+        }
     columns = [(source, measure) for source in ("raw", "tokens") for measure in MEASURES]
     print(f"{args.treebank} dev | " + " | ".join(f"{source} {measure}" for source, measure in columns))
     for name, row in rows.items():

@@ -77,17 +77,14 @@ def test_input(model: str, sentences: int, folder: Path) -> list[str]:
     if not (DATA / "ud" / treebank / "test.conllu").is_file():
         treebank = "en_ewt"
     blocks = (DATA / "ud" / treebank / "test.conllu").read_text(encoding="utf-8").split("\n\n")[:sentences]
+    path = folder / "test.conllu"
+    path.write_text("\n\n".join(blocks).rstrip("\n") + "\n\n", encoding="utf-8")
     if arch == "pipeline":  # each sentence's text: its ``# text``, else its words as SpaceAfter=No joins them
         from lstmparse.io.formats import read_sentences
 
-        gold = folder / "gold.conllu"
-        gold.write_text("\n\n".join(blocks).rstrip("\n") + "\n\n", encoding="utf-8")
-        texts = [sentence.text for sentence in read_sentences(str(gold))]
-        path = folder / "test.txt"
-        path.write_text("\n".join(texts) + "\n", encoding="utf-8")
-        return ["--input-format", "raw", "--input", str(path)]
-    path = folder / "test.conllu"
-    path.write_text("\n\n".join(blocks).rstrip("\n") + "\n\n", encoding="utf-8")
+        text = folder / "test.txt"
+        text.write_text("".join(sentence.text + "\n" for sentence in read_sentences(str(path))), encoding="utf-8")
+        return ["--input-format", "raw", "--input", str(text)]
     if arch in TREELSTM_ARCHS:  # a tree language model scores the test trees
         return [str(path)]
     return ["--input", str(path)]

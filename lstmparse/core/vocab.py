@@ -51,9 +51,8 @@ class Vocabulary:
         return self.ids.get(item, 0)
 
     def to_json(self) -> dict:
-        if self._counts is None:
-            return {"strings": self.strings[1:], "counts": list(self._saved_counts)}
-        return {"strings": self.strings[1:], "counts": [self._counts.get(s, 0) for s in self.strings[1:]]}
+        counts = self._saved_counts if self._counts is None else [self._counts.get(s, 0) for s in self.strings[1:]]
+        return {"strings": self.strings[1:], "counts": list(counts)}
 
     @classmethod
     def from_json(cls, data: dict) -> Vocabulary:

@@ -28,3 +28,9 @@ import dynet as dy
 def vanilla_lstm(fused: bool) -> type:
     """DyNet's ``VanillaLSTMBuilder`` (training), or with ``fused`` its ``CompactVanillaLSTMBuilder`` (parsing)."""
     return dy.CompactVanillaLSTMBuilder if fused else dy.VanillaLSTMBuilder
+
+
+def parses_fused(format_version: int) -> bool:
+    """Whether a model read from a file of this format parses with the fused builder: a format 1 file names its
+    parameters as DyNet's training builder does, so it is read with that one."""
+    return format_version >= 2

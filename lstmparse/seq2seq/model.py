@@ -44,7 +44,7 @@ from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import ModelError
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
-from lstmparse.layers.lstms import vanilla_lstm
+from lstmparse.layers.lstms import parses_fused, vanilla_lstm
 from lstmparse.seq2seq.decoding import Seq2SeqDecoding
 from lstmparse.seq2seq.linearization import LEAF
 from lstmparse.seq2seq.options import Seq2SeqDimensions
@@ -324,12 +324,9 @@ class Seq2SeqParser(Seq2SeqDecoding):
 
     @classmethod
     def load(cls, directory: str, fused: bool = True) -> Seq2SeqParser:
-        """A saved model, to parse (``fused``, :mod:`lstmparse.layers.lstms`) or to train further (not ``fused``).
-
-        A format 1 file names its parameters as DyNet's training builder does, so it is read with that builder.
-        """
+        """A saved model, to parse (``fused``, :mod:`lstmparse.layers.lstms`) or to train further (not ``fused``)."""
         config, vocab, params = load_model(directory, ARCH, f"{ARCH} constituency parser")
-        fused = fused and config["format_version"] >= 2
+        fused = fused and parses_fused(config["format_version"])
         with model_contents(directory):
             pretrained = Vocabulary.from_json(vocab["pretrained"]) if "pretrained" in vocab else None
             chars = Vocabulary.from_json(vocab["chars"]) if "chars" in vocab else None

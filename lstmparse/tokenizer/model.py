@@ -33,7 +33,7 @@ from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import ModelError
 from lstmparse.layers import transduce
 from lstmparse.layers.embeddings import WORD_DROPOUT
-from lstmparse.layers.lstms import vanilla_lstm
+from lstmparse.layers.lstms import parses_fused, vanilla_lstm
 from lstmparse.tokenizer.data import LABELS, Paragraph
 from lstmparse.tokenizer.joins import JoinRule
 from lstmparse.tokenizer.lexicon import MARKS, Lexicon
@@ -220,7 +220,7 @@ class CharacterLabeller:
                 TokenizerDimensions(**config["dims"]),
                 Lexicon.from_json(vocab["lexicon"]) if "lexicon" in vocab else None,
                 JoinRule.from_json(vocab.get("joins", [])),
-                fused=config["format_version"] >= 2,  # format 1 names parameters as the training builder does
+                fused=parses_fused(config["format_version"]),
             )
         assign_values(labeller.model, labeller.named_parameters(), params, config["format_version"])
         labeller.training_record = config.get("training", {})
