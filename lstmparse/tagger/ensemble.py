@@ -21,7 +21,8 @@ from pathlib import Path
 
 from lstmparse.core.ensembles import TagDistribution, checked_members, member_directories
 from lstmparse.core.records import ModelRecord
-from lstmparse.tagger.model import SEEN_ANALYSES, GroupOutputs, Tagger
+from lstmparse.tagger.model import SEEN_ANALYSES, Tagger
+from lstmparse.tagger.outputs import GroupOutputs
 
 
 class TaggerEnsemble:

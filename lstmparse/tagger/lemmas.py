@@ -20,14 +20,24 @@ the rules decide for those words instead.  Measured on the dev sets of five
 treebanks (gold tokens): no lemma changes for proper nouns, where the same rule
 for every part of speech costs Welsh 0.11 and Hungarian 0.07 points (rich
 morphology has many rare rules that are right).
+
+For a form the lookup misses, a rule whose lemma is one of the training lemmas
+("kereskedelmet" -> "kereskedelem", seen as the lemma of other forms) may be
+preferred to a likelier rule that makes an unknown string ("kereskedelom"):
+:func:`preferred_lemma` adds a weight to the log-probability of such rules.  Training
+chooses the weight on dev (0: the likeliest rule, as before); models/README.md has
+the figures for every treebank.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
+
+import numpy as np
 
 ABSOLUTE = "="  # a rule that is the lemma itself
 CASINGS = ("lower", "form", "title", "upper")  # tried in this order: the first that reproduces the lemma
@@ -86,13 +96,26 @@ def _longest_common_substring(a: str, b: str) -> tuple[int, int, int]:
     return best
 
 
-def first_applicable(form: str, ranked_rules: Iterable[str]) -> str:
-    """The lemma from the best-ranked rule that applies to ``form`` (the form itself if none does)."""
-    for rule in ranked_rules:
-        lemma = apply_rule(rule, form)
-        if lemma:
-            return lemma
-    return form
+def preferred_lemma(form: str, scores: np.ndarray, rules: Sequence[str], known: frozenset[str], weight: float) -> str:
+    """The lemma of the rule with the best score plus ``weight`` if its lemma (lower-cased) is in ``known``.
+
+    ``scores``: the rules' log-probabilities for this word (or scores off from them by one
+    constant; -inf where ruled out).  Rules that cannot apply are passed over; at weight 0
+    this is the best rule that applies (the form itself where none does).  Rules are read
+    best first and the reading stops where no later rule can win: a word costs a few rules.
+    """
+    best, best_value = form, -math.inf
+    for r in np.argsort(-scores):
+        score = float(scores[r])
+        if score == -math.inf or score + weight <= best_value:
+            break
+        lemma = apply_rule(rules[r], form)
+        if not lemma:
+            continue
+        value = score + weight if lemma.lower() in known else score
+        if value > best_value:
+            best, best_value = lemma, value
+    return best
 
 
 class LemmaLookup:
@@ -125,6 +148,11 @@ class LemmaLookup:
 
     def get(self, form: str, upos: str) -> str | None:
         return self.table.get(form, {}).get(upos)
+
+    @functools.cached_property
+    def known_lemmas(self) -> frozenset[str]:
+        """Every lemma of the table, lower-cased: what :func:`preferred_lemma` favours."""
+        return frozenset(lemma.lower() for by_upos in self.table.values() for lemma in by_upos.values())
 
     def to_json(self) -> dict:
         return self.table

@@ -19,7 +19,7 @@ from pathlib import Path
 import dynet as dy
 import numpy as np
 
-from lstmparse.core.ensembles import TagDistribution, log_softmax_columns, mixture_log_probs
+from lstmparse.core.ensembles import TagDistribution, log_softmax_columns
 from lstmparse.core.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
 from lstmparse.core.records import ModelRecord, directory_of
 from lstmparse.core.vocab import Vocabulary
@@ -40,13 +40,15 @@ from lstmparse.tagger.features import (
     split_features,
 )
 from lstmparse.tagger.grouping import BLANK, keep_given_upos, mix_upos
-from lstmparse.tagger.lemmas import LemmaLookup, first_applicable, lemma_rule, training_rules
+from lstmparse.tagger.lemmas import LemmaLookup, lemma_rule, preferred_lemma, training_rules
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
+from lstmparse.tagger.outputs import GroupOutputs
 
 ARCH = "tagger"
 LEMMA_LOOKUP = "lemma_lookup"  # the vocabulary file's entry for the (form, UPOS) -> lemma table
 FEATURES_BY_UPOS = "features_by_upos"  # the vocabulary file's entry for the feature names each UPOS takes
 SEEN_ANALYSES = "seen_analyses"  # the vocabulary file's entry for the form -> UPOS -> FEATS dictionary
+KNOWN_LEMMA_WEIGHT = "known_lemma_weight"  # the vocabulary file's entry: how much a rule making a training lemma gains
 FEATS_FROM = ("string", "features", "likelier")  # what fills FEATS in a tagger with per-feature outputs
 FEATS_FROM_DEFAULT = "likelier"  # measured: docs in models/README.md (tagger levers across languages)
 PICTOGRAPH_PARTS = {"\u200d", "\ufe0e", "\ufe0f"}  # the joiner and variation selectors inside emoji sequences
@@ -110,6 +112,7 @@ class Tagger:
         self.training_record: dict = {}
         self.analyses: SeenAnalyses | None = None  # kept by training where dev says it helps (tagger/analyses.py)
         self.companions: UposCompanions | None = None  # the XPOS and FEATS seen with each UPOS (tagger/companions.py)
+        self.known_lemma_weight = 0.0  # chosen on dev by training (tagger/lemmas.py: preferred_lemma)
 
     def _output_input_dim(self, column: str) -> int:
         """The lemma layer also reads the word's own character vector: lemma rules are mostly about its ending
@@ -360,7 +363,8 @@ class Tagger:
         self, group: Sequence[Sequence[str]], outputs: GroupOutputs, predicted: list, upos: list[list[str]]
     ) -> None:
         """Each word's training lemma for its form and the tagger's own UPOS (or its mixture with another model's;
-        a joint parser's UPOS as such cost EWT dev lemmas 0.02), else its best rule that applies.
+        a joint parser's UPOS as such cost EWT dev lemmas 0.02), else its best rule that applies, rules that
+        make a training lemma favoured by ``known_lemma_weight``.
 
         The rule layer runs only for the words the lookup misses (about one in ten of
         running text), built after the tag layers so the graph computes nothing more.
@@ -375,13 +379,13 @@ class Tagger:
         if not missed:
             return
         values = outputs.lemma_rules(missed)
-        rules = self.vocabs[LEMMA].strings
+        rules, known, weight = self.vocabs[LEMMA].strings, self.lemma_lookup.known_lemmas, self.known_lemma_weight
         for k, column in zip(missed, values.T, strict=True):
             form = group[k % size][k // size]
-            predicted[k % size][LEMMA][k // size] = first_applicable(form, (rules[r] for r in np.argsort(-column)))
+            predicted[k % size][LEMMA][k // size] = preferred_lemma(form, column, rules, known, weight)
 
     def save(self, directory: str, training: dict | None = None) -> None:
-        vocab = {name: vocab.to_json() for name, vocab in self.vocabs.items()}
+        vocab: dict[str, object] = {name: vocab.to_json() for name, vocab in self.vocabs.items()}
         if self.dims.lemmas:
             vocab[LEMMA_LOOKUP] = self.lemma_lookup.to_json()
         if self.dims.factored_feats:
@@ -390,6 +394,8 @@ class Tagger:
             vocab[SEEN_ANALYSES] = self.analyses.to_json()
         if self.companions is not None:
             vocab[UPOS_COMPANIONS] = self.companions.to_json()
+        if self.known_lemma_weight:
+            vocab[KNOWN_LEMMA_WEIGHT] = self.known_lemma_weight
         record = training if training is not None else self.training_record
         save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
 
@@ -402,6 +408,7 @@ class Tagger:
             allowed = vocab.pop(FEATURES_BY_UPOS, {})
             analyses = vocab.pop(SEEN_ANALYSES, None)
             companions = vocab.pop(UPOS_COMPANIONS, None)
+            known_lemma_weight = vocab.pop(KNOWN_LEMMA_WEIGHT, 0.0)
             vocabs = {name: Vocabulary.from_json(v) for name, v in vocab.items()}
             frozen = params if config["format_version"] >= 2 else None  # format 1 names tables otherwise
             tagger = cls(vocabs, TaggerDimensions(**config["dims"]), lookup, frozen, allowed)
@@ -409,38 +416,5 @@ class Tagger:
         tagger.training_record = config.get("training", {})
         tagger.analyses = SeenAnalyses.from_json(analyses) if analyses is not None else None
         tagger.companions = UposCompanions.from_json(companions) if companions is not None else None
+        tagger.known_lemma_weight = float(known_lemma_weight)
         return tagger
-
-
-class GroupOutputs:
-    """The output layers' scores for one length group, column by column: one tagger's, or several taggers' mean.
-
-    Each column is a (classes x words) array, words word-major as :meth:`Tagger.scores`
-    lays them out, class 0 (the unknown value) ruled out.  One tagger's are its raw
-    scores, so tagging alone computes exactly what it always did; several taggers'
-    are the log of the mean of their probabilities (members with one set of outputs,
-    checked by :class:`~lstmparse.tagger.ensemble.TaggerEnsemble`).  Each member
-    encodes the group once, in the one graph; a column is computed when asked for.
-    """
-
-    def __init__(self, members: Sequence[Tagger], group: Sequence[Sequence[str]]) -> None:
-        self.members = list(members)
-        self.encoded = [member.encode(group) for member in self.members]
-
-    def column(self, name: str) -> np.ndarray:
-        """A tag column's or a feature's scores over every word of the group."""
-        return self._mean(name, [hidden for hidden, _ in self.encoded])
-
-    def lemma_rules(self, positions: list[int]) -> np.ndarray:
-        """The lemma rules' scores over the words at ``positions`` (the others need none)."""
-        return self._mean(LEMMA, [dy.pick_batch_elems(lemma_input, positions) for _, lemma_input in self.encoded])
-
-    def _mean(self, name: str, inputs: list[dy.Expression]) -> np.ndarray:
-        values = []
-        for member, vectors in zip(self.members, inputs, strict=True):
-            scores = member.column_scores(name, vectors).npvalue().reshape(len(member.vocabs[name]), -1)
-            scores[0] = -np.inf  # never the unknown value
-            values.append(scores)
-        if len(values) == 1:
-            return values[0]
-        return mixture_log_probs([log_softmax_columns(scores) for scores in values])

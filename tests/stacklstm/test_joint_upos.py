@@ -210,7 +210,7 @@ def mean_of_both(pipeline, sentences) -> list[list[str]]:
     import dynet as dy
     import numpy as np
 
-    from lstmparse.tagger.model import GroupOutputs
+    from lstmparse.tagger.outputs import GroupOutputs
 
     tagger, parser = pipeline.tagger.model, pipeline.parser.model
     strings = tagger.vocabs["upos"].strings

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
 
 from lstmparse.io.formats import read_sentences
-from lstmparse.tagger.lemmas import LemmaLookup, apply_rule, first_applicable, lemma_rule, training_rules
+from lstmparse.tagger.lemmas import LemmaLookup, apply_rule, lemma_rule, preferred_lemma, training_rules
 
 PAIRS = [
     ("dogs", "dog"),
@@ -46,8 +47,55 @@ def test_rules_generalize_to_unseen_forms_with_their_casing():
 def test_a_rule_that_cuts_more_than_the_form_has_is_passed_over():
     cuts_four = lemma_rule("running", "run")
     assert apply_rule(cuts_four, "ran") is None
-    assert first_applicable("ran", [cuts_four, lemma_rule("cat", "cat")]) == "ran"
-    assert first_applicable("ran", [cuts_four]) == "ran"  # no rule applies: the form itself
+    ranked = [cuts_four, lemma_rule("cat", "cat")]
+    assert preferred_lemma("ran", np.array([0.0, -1.0]), ranked, frozenset(), 0.0) == "ran"
+    assert preferred_lemma("ran", np.array([0.0, -np.inf]), ranked, frozenset(), 0.0) == "ran"  # none: the form
+
+
+RULES = [
+    lemma_rule("walked", "walk"),
+    lemma_rule("cat", "cat"),
+    lemma_rule("studies", "study"),
+    lemma_rule("went", "go"),
+]
+
+
+def test_at_weight_zero_the_likeliest_rule_that_applies_decides():
+    scores = np.array([-0.5, -2.0, -1.0, -np.inf])
+    assert preferred_lemma("kissed", scores, RULES, frozenset({"kissed", "kiss"}), 0.0) == "kiss"
+    assert preferred_lemma("Ed", scores, RULES, frozenset(), 0.0) == "ed"  # cutting "ed" from "Ed" cannot apply
+    assert preferred_lemma("Ed", np.array([-0.5, -2.0, -1.0, -0.1]), RULES, frozenset(), 0.0) == "go"
+
+
+def test_a_rule_making_a_training_lemma_wins_where_its_weight_covers_the_gap():
+    scores = np.array([-2.0, -0.1, -1.0, -np.inf])  # the network prefers to keep "planned" as it is
+    known = frozenset({"plan"})  # seen in training as the lemma of other forms; "planned" never was
+    assert preferred_lemma("planned", scores, RULES, known, 0.0) == "planned"
+    assert preferred_lemma("planned", scores, RULES, known, 1.5) == "planned"  # "plann": not known
+    known = frozenset({"plann"})
+    assert preferred_lemma("planned", scores, RULES, known, 1.5) == "planned"  # a gap of 1.9 stays
+    assert preferred_lemma("planned", scores, RULES, known, 2.0) == "plann"
+    assert preferred_lemma("Planned", scores, RULES, known, 2.0) == "plann"  # known lemmas are lower-cased
+    assert preferred_lemma("planned", scores, RULES, frozenset({"planned"}), 5.0) == "planned"  # the best is known
+
+
+def test_preferred_lemma_is_the_best_of_every_rule_scored_with_its_bonus():
+    rng = np.random.default_rng(0)
+    forms = ["walked", "Studies", "cat", "Ed", "ab"]
+    rules = [lemma_rule(form, lemma) for form, lemma in PAIRS] + RULES
+    known = frozenset({"walk", "study", "go", "ca", "i"})
+    for _ in range(300):
+        scores = rng.normal(size=len(rules)) * 2
+        scores[rng.random(len(rules)) < 0.2] = -np.inf
+        weight = float(rng.choice([0.0, 0.5, 1.0, 3.0]))
+        for form in forms:
+            candidates = [
+                (score + (weight if lemma.lower() in known else 0.0), -r, lemma)
+                for r, (score, rule) in enumerate(zip(scores, rules, strict=True))
+                if score > -np.inf and (lemma := apply_rule(rule, form))
+            ]
+            expected = max(candidates)[2] if candidates else form
+            assert preferred_lemma(form, scores, rules, known, weight) == expected
 
 
 def test_the_lookup_keeps_each_form_and_upos_most_frequent_lemma():
@@ -178,4 +226,33 @@ def test_lemmas_reading_feats_do_not_depend_on_the_batch_and_survive_saving(lemm
     assert together == alone
     gold = [t.lemma for s in dev for t in s.tokens]
     right = sum(a == b for a, b in zip([lemma for s in together for lemma in s], gold, strict=True))
-    assert round(100.0 * right / len(gold), 2) == record["epochs"][record["best_epoch"] - 1]["dev_lemma"]
+    chosen = record["known_lemma_weight"]  # training ends by choosing the known-lemma weight on dev
+    assert round(100.0 * right / len(gold), 2) == chosen["dev_lemma"][f"{chosen['kept']:g}"]
+    assert chosen["dev_lemma"]["0"] == record["epochs"][record["best_epoch"] - 1]["dev_lemma"]  # as trained
+
+
+def test_training_keeps_a_known_lemma_weight_only_where_dev_lemmas_rise(small_tagger, small_treebank, tmp_path):
+    import json
+    import shutil
+
+    from lstmparse.tagger.model import KNOWN_LEMMA_WEIGHT, Tagger
+    from lstmparse.tagger.training import accuracies, keep_known_lemma_weight_if_better, read_tagged
+
+    loaded, record = small_tagger
+    assert record[KNOWN_LEMMA_WEIGHT]["kept"] == loaded.model.known_lemma_weight  # training chose it
+    model_dir = tmp_path / "m"
+    shutil.copytree(loaded.source, model_dir)
+    dev = read_tagged(str(small_treebank["dev"]))
+    unknowable = [s.with_columns({"lemma": ["zzz"] * len(s)}) for s in dev]  # no weight gets one right
+    figures = keep_known_lemma_weight_if_better(str(model_dir), unknowable, io.StringIO())
+    assert figures["kept"] == 0.0 and set(figures["dev_lemma"].values()) == {0.0}
+    vocab_file = next(model_dir.glob("vocab-*.json"))
+    assert KNOWN_LEMMA_WEIGHT not in json.loads(vocab_file.read_text(encoding="utf-8"))
+    figures = keep_known_lemma_weight_if_better(str(model_dir), dev, io.StringIO())
+    kept = figures["kept"]
+    assert kept > 0 and figures["dev_lemma"][f"{kept:g}"] >= figures["dev_lemma"]["0"] + 0.1
+    tagger = Tagger.load(str(model_dir))
+    assert tagger.known_lemma_weight == kept
+    assert accuracies(tagger, dev)["lemma"] == figures["dev_lemma"][f"{kept:g}"]
+    tagger.known_lemma_weight = 0.0
+    assert accuracies(tagger, dev)["lemma"] == figures["dev_lemma"]["0"] < figures["dev_lemma"][f"{kept:g}"]

@@ -18,8 +18,9 @@ from lstmparse.io.formats import read_treebank
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tagger.ensemble import TaggerEnsemble
 from lstmparse.tagger.grouping import tag_all
-from lstmparse.tagger.model import GroupOutputs, Tagger
+from lstmparse.tagger.model import Tagger
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
+from lstmparse.tagger.outputs import GroupOutputs
 
 
 def untrained(sentences, hidden: int) -> Tagger:
