@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 ABSOLUTE = "="  # a rule that is the lemma itself
+BLANK_LEMMAS = ("", "_")  # a lemma column left blank
 CASINGS = ("lower", "form", "title", "upper")  # tried in this order: the first that reproduces the lemma
 
 
@@ -151,8 +152,12 @@ class LemmaLookup:
 
     @functools.cached_property
     def known_lemmas(self) -> frozenset[str]:
-        """Every lemma of the table, lower-cased: what :func:`preferred_lemma` favours."""
-        return frozenset(lemma.lower() for by_upos in self.table.values() for lemma in by_upos.values())
+        """Every lemma of the table, lower-cased: what :func:`preferred_lemma` favours.
+
+        Not ``_``: a treebank's blank lemma (Uyghur leaves 4,968 training words' blank) is no word to favour.
+        """
+        lemmas = (lemma.lower() for by_upos in self.table.values() for lemma in by_upos.values())
+        return frozenset(lemma for lemma in lemmas if lemma not in BLANK_LEMMAS)
 
     def to_json(self) -> dict:
         return self.table

@@ -79,6 +79,11 @@ def test_a_rule_making_a_training_lemma_wins_where_its_weight_covers_the_gap():
     assert preferred_lemma("planned", scores, RULES, frozenset({"planned"}), 5.0) == "planned"  # the best is known
 
 
+def test_the_known_lemmas_are_the_lookup_s_lower_cased_but_never_a_blank_lemma():
+    lookup = LemmaLookup.from_pairs([("Dogs", "NOUN", "Dog"), ("went", "VERB", "go"), ("qarap", "VERB", "_")])
+    assert lookup.known_lemmas == frozenset({"dog", "go"})
+
+
 def test_preferred_lemma_is_the_best_of_every_rule_scored_with_its_bonus():
     rng = np.random.default_rng(0)
     forms = ["walked", "Studies", "cat", "Ed", "ab"]
