@@ -101,7 +101,21 @@ def refit(pipeline: Path) -> dict:
         if not decision:
             shutil.rmtree(tagger)
             shutil.copytree(saved, tagger)
+    if decision:
+        add_card_choice(pipeline, weight, before, after)
     return result | {"before": before, "after": after, "kept": decision}
+
+
+def add_card_choice(pipeline: Path, weight: float, before: dict[str, dict], after: dict[str, dict]) -> None:
+    """The pipeline's card says which weight its tagger took and what dev gave for it."""
+    from lstmparse.app.catalog import write_card
+    from lstmparse.core.model_io import read_card
+
+    card = read_card(pipeline)
+    moved = ", ".join(f"{source} {before[source]['Lemmas']:.2f} -> {after[source]['Lemmas']:.2f}" for source in SOURCES)
+    line = f"lemmas: rules that make a training lemma favoured by a weight of {weight:g} (dev Lemmas {moved})"
+    card["choices"] = [choice for choice in card.get("choices", []) if not choice.startswith("lemmas: rules")] + [line]
+    write_card(pipeline, card)
 
 
 def main() -> None:
