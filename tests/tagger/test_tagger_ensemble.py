@@ -71,6 +71,27 @@ def test_the_ensembles_tags_are_neither_members_and_never_depend_on_the_group(me
     assert reversed_order[::-1] == together
 
 
+def test_the_first_member_s_known_lemma_weight_decides_the_ensemble_s_lemmas(members, sentences):
+    forms = [s.forms for s in sentences]
+    ensemble = TaggerEnsemble(members)
+
+    def lemmas(groups):
+        return [lemma for tags in tag_all(ensemble, groups) for lemma in tags[LEMMA]]
+
+    plain = lemmas(forms)
+    try:
+        members[1].known_lemma_weight = 50.0  # not the first member: its weight is not read
+        assert lemmas(forms) == plain
+        members[0].known_lemma_weight = 50.0
+        favoured = lemmas(forms)
+        changed = [(before, after) for before, after in zip(plain, favoured, strict=True) if before != after]
+        known = members[0].lemma_lookup.known_lemmas
+        assert changed and all(after.lower() in known for _, after in changed)
+        assert [lemma for sentence in forms for lemma in lemmas([sentence])] == favoured  # never the group's
+    finally:
+        members[0].known_lemma_weight = members[1].known_lemma_weight = 0.0
+
+
 def test_an_ensemble_of_a_tagger_with_itself_is_that_tagger(members, sentences):
     forms = [s.forms for s in sentences]
     assert tag_all(TaggerEnsemble([members[0], members[0]]), forms) == tag_all(members[0], forms)
