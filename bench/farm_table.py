@@ -57,6 +57,14 @@ def evaluated(records: list[dict]) -> tuple[list[str], dict[tuple[str, str], dic
     return settings, cells, treebanks
 
 
+def mean_las(records: list[dict], source: str) -> dict[str, float]:
+    """Each setting's mean test LAS over the treebanks every setting was evaluated on (none: no entry)."""
+    settings, cells, treebanks = evaluated(records)
+    if not treebanks:
+        return {}
+    return {s: sum(cells[(t, s)]["test"][source]["LAS"] for t in treebanks) / len(treebanks) for s in settings}
+
+
 def side_by_side(records: list[dict], source: str) -> str:
     """A row per treebank and setting: every measure on test, CPU minutes, Stanza's LAS; then mean LAS per setting."""
     settings, cells, treebanks = evaluated(records)
@@ -72,11 +80,8 @@ def side_by_side(records: list[dict], source: str) -> str:
             minutes = f"{cells[(treebank, setting)]['cpu_minutes']:.1f}"
             lines.append(f"| {treebank} | {setting} | {' | '.join(values)} | {minutes} | {stanza} |")
     if treebanks:
-        means = [
-            f"{setting} {sum(cells[(t, setting)]['test'][source]['LAS'] for t in treebanks) / len(treebanks):.2f}"
-            for setting in settings
-        ]
-        lines.append(f"\nMean LAS over these {len(treebanks)} treebanks: {', '.join(means)}.")
+        means = ", ".join(f"{setting} {las:.2f}" for setting, las in mean_las(records, source).items())
+        lines.append(f"\nMean LAS over these {len(treebanks)} treebanks: {means}.")
     return "\n".join(lines)
 
 

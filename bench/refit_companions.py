@@ -18,6 +18,7 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,28 +50,39 @@ def kept(before: dict[str, dict], after: dict[str, dict]) -> bool:
     )
 
 
+def trial(
+    pipeline: Path, dev: Path, tagger: Path, entries: dict, note: dict, rule: Callable[[dict, dict], bool]
+) -> tuple[dict[str, dict], dict[str, dict], bool]:
+    """Dev scored from raw text and gold tokens before and after ``entries`` go into the tagger's vocabulary
+    (``model_io.update_vocab``, ``note`` added to its training record); its files are put back unless
+    ``rule(before, after)`` holds."""
+    from lstmparse.core.model_io import update_vocab
+
+    before = {source: scores(dev, pipeline, source) for source in SOURCES}
+    with tempfile.TemporaryDirectory() as backup:
+        saved = Path(backup) / "tagger"
+        shutil.copytree(tagger, saved)
+        update_vocab(tagger, entries, note)
+        after = {source: scores(dev, pipeline, source) for source in SOURCES}
+        decision = rule(before, after)
+        if not decision:
+            shutil.rmtree(tagger)
+            shutil.copytree(saved, tagger)
+    return before, after, decision
+
+
 def refit(treebank: str) -> dict:
     """Add the table to the treebank's pipeline tagger, score dev before and after, and keep it only by the rule."""
-    from lstmparse.core.model_io import update_vocab
     from lstmparse.io.formats import read_treebank
     from lstmparse.tagger.companions import UPOS_COMPANIONS, UposCompanions
 
     pipeline = ROOT / "models" / f"{treebank}_pipeline"
     dev = DATA / treebank / "dev.conllu"
     tagger = decoding_tagger(pipeline)
-    before = {source: scores(dev, pipeline, source) for source in SOURCES}
     train = DATA / treebank / "train.conllu"
     table = UposCompanions.learn((t.upos, t.xpos, t.feats) for s in read_treebank(str(train)) for t in s.tokens)
-    with tempfile.TemporaryDirectory() as backup:
-        saved = Path(backup) / "tagger"
-        shutil.copytree(tagger, saved)
-        note = {"upos_companions": f"learned from {treebank}/train.conllu after training (session 14)"}
-        update_vocab(tagger, {UPOS_COMPANIONS: table.to_json()}, note)
-        after = {source: scores(dev, pipeline, source) for source in SOURCES}
-        decision = kept(before, after)
-        if not decision:
-            shutil.rmtree(tagger)
-            shutil.copytree(saved, tagger)
+    note = {"upos_companions": f"learned from {treebank}/train.conllu after training (session 14)"}
+    before, after, decision = trial(pipeline, dev, tagger, {UPOS_COMPANIONS: table.to_json()}, note, kept)
     shown = str(tagger.relative_to(ROOT))
     return {"treebank": treebank, "tagger": shown, "before": before, "after": after, "kept": decision}
 

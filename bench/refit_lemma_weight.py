@@ -19,16 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "ud"
 sys.path.insert(0, str(ROOT / "bench"))
-from refit_companions import SOURCES, decoding_tagger  # noqa: E402  (bench scripts are not a package)
-from tagger_ensembles import scores  # noqa: E402
+from refit_companions import SOURCES, decoding_tagger, trial  # noqa: E402  (bench scripts are not a package)
 
 RULE_GAIN = 0.1  # dev Lemmas from gold tokens the weight must add
 
@@ -55,18 +52,13 @@ def chosen_weight(pipeline_dir: Path, dev: Path) -> tuple[float, dict[str, float
     """The weight the pipeline's dev tagging chooses, as training chooses it, and each weight's dev lemmas."""
     from lstmparse.io.formats import read_sentences
     from lstmparse.pipeline.api import Pipeline
-    from lstmparse.tagger.training import KNOWN_LEMMA_MARGIN, KNOWN_LEMMA_WEIGHTS
+    from lstmparse.tagger.training import choose_known_lemma_weight
 
     pipeline = Pipeline.load(pipeline_dir)
     decoding = getattr(pipeline.tagger.model, "members", [pipeline.tagger.model])[0]
     gold = list(read_sentences(str(dev)))
-    by_weight = {}
-    for weight in KNOWN_LEMMA_WEIGHTS:
-        decoding.known_lemma_weight = weight
-        by_weight[weight] = lemma_accuracy(pipeline, gold)
-    best = max(KNOWN_LEMMA_WEIGHTS, key=lambda weight: (by_weight[weight], -weight))
-    kept = best if by_weight[best] >= by_weight[0.0] + KNOWN_LEMMA_MARGIN else 0.0
-    return kept, {f"{weight:g}": value for weight, value in by_weight.items()}
+    figures = choose_known_lemma_weight(decoding, gold, lambda: lemma_accuracy(pipeline, gold))
+    return figures["kept"], figures["dev_lemma"]
 
 
 def kept(before: dict[str, dict], after: dict[str, dict]) -> bool:
@@ -79,7 +71,6 @@ def kept(before: dict[str, dict], after: dict[str, dict]) -> bool:
 
 def refit(pipeline: Path) -> dict:
     """Choose the weight, write it, score dev before and after, and keep it only by the rule."""
-    from lstmparse.core.model_io import update_vocab
     from lstmparse.tagger.model import KNOWN_LEMMA_WEIGHT
 
     dev = DATA / treebank_of(pipeline) / "dev.conllu"
@@ -88,19 +79,8 @@ def refit(pipeline: Path) -> dict:
     result = {"pipeline": str(pipeline), "tagger": str(tagger), "dev_lemmas_by_weight": tried, "weight": weight}
     if not weight:
         return result | {"kept": False}
-    before = {source: scores(dev, pipeline, source) for source in SOURCES}
-    with tempfile.TemporaryDirectory() as backup:
-        saved = Path(backup) / "tagger"
-        shutil.copytree(tagger, saved)
-        note = {
-            KNOWN_LEMMA_WEIGHT: {"dev_lemma": tried, "kept": weight, "chosen": "on the pipeline's dev (session 16)"}
-        }
-        update_vocab(tagger, {KNOWN_LEMMA_WEIGHT: weight}, note)
-        after = {source: scores(dev, pipeline, source) for source in SOURCES}
-        decision = kept(before, after)
-        if not decision:
-            shutil.rmtree(tagger)
-            shutil.copytree(saved, tagger)
+    note = {KNOWN_LEMMA_WEIGHT: {"dev_lemma": tried, "kept": weight, "chosen": "on the pipeline's dev (session 16)"}}
+    before, after, decision = trial(pipeline, dev, tagger, {KNOWN_LEMMA_WEIGHT: weight}, note, kept)
     if decision:
         add_card_choice(pipeline, weight, before, after)
     return result | {"before": before, "after": after, "kept": decision}

@@ -92,6 +92,7 @@ class POSTagger:
     def _tagged(
         self, sentences: Iterator[Sentence], retag: bool, window_size: int, upos_from: UposSource | None
     ) -> Iterator[Sentence]:
+        tags_feats = "feats" in self.model.columns  # its sentences' FEATS are its answer, blank or not
         for window in windows(sentences, window_size):
             needed = [self.columns_to_fill(sentence, retag) for sentence in window]
             todo = [k for k, columns in enumerate(needed) if columns]
@@ -99,7 +100,6 @@ class POSTagger:
             given = [_given_upos(window[k], needed[k]) for k in todo]
             others = _other_upos(upos_from, [window[k] for k in todo], [needed[k] for k in todo])
             predicted = dict(zip(todo, tag_all(self.model, forms, given, others), strict=True))
-            tags_feats = "feats" in self.model.columns
             for k, sentence in enumerate(window):
                 if k in predicted:
                     sentence = sentence.with_columns({column: predicted[k][column] for column in needed[k]})

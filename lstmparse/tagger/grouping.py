@@ -15,6 +15,7 @@ from typing import Protocol
 import dynet as dy
 import numpy as np
 
+from lstmparse.core.batching import batches, length_batches
 from lstmparse.core.ensembles import TagDistribution, log_softmax_columns, mixture_log_probs
 
 TAGGING_GROUP = 64  # sentences of one length tagged in one graph (more take more memory, for no speed)
@@ -36,15 +37,16 @@ class GroupTagger(Protocol):
 def length_groups(items: Sequence, length_of, max_items: int, max_words: int | None = None) -> list[list[int]]:
     """Indices of ``items`` grouped by length, groups longest first: at most ``max_items`` per group, and at most
     ``max_words`` words (``length_of`` summed; at least one item)."""
-    by_length: dict[int, list[int]] = {}
-    for index, item in enumerate(items):
-        by_length.setdefault(length_of(item), []).append(index)
-    groups: list[list[int]] = []
-    for length in sorted(by_length, reverse=True):
-        size = max_items if max_words is None else max(1, min(max_items, max_words // max(length, 1)))
-        members = by_length[length]
-        groups.extend(members[start : start + size] for start in range(0, len(members), size))
-    return groups
+    longest_first = sorted(range(len(items)), key=lambda index: -length_of(items[index]))  # stable: input order
+
+    def words(index: int) -> int:  # an empty item counts as a word, so that it too is bounded by max_words
+        return max(length_of(items[index]), 1)
+
+    return [
+        group
+        for same_length in length_batches(longest_first, lambda index: length_of(items[index]), max(len(items), 1))
+        for group in batches(same_length, max_items, max_words, words, strict=True)
+    ]
 
 
 def tag_all(

@@ -16,7 +16,7 @@ import math
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from lstmparse.core.batching import length_batches
@@ -114,7 +114,9 @@ KNOWN_LEMMA_WEIGHTS = (0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0)  # tried on dev; the b
 KNOWN_LEMMA_MARGIN = 0.1  # dev lemma points a weight must add over 0 to be kept
 
 
-def choose_known_lemma_weight(tagger: Tagger, dev: Sequence[Sentence]) -> dict:
+def choose_known_lemma_weight(
+    tagger: Tagger, dev: Sequence[Sentence], lemma_accuracy: Callable[[], float] | None = None
+) -> dict:
     """Set ``tagger.known_lemma_weight`` to the weight of :data:`KNOWN_LEMMA_WEIGHTS` with the best dev lemmas.
 
     Favouring rules that make a lemma seen in training mends unseen inflected forms
@@ -122,11 +124,18 @@ def choose_known_lemma_weight(tagger: Tagger, dev: Sequence[Sentence]) -> dict:
     points), and matters little where most unseen words are names (English: +0.04).
     How much it may outweigh the network's own preference differs by treebank, so dev
     decides, the smaller weight on ties, 0 unless another gains ``KNOWN_LEMMA_MARGIN``.
+    ``lemma_accuracy``: how dev is scored with the tagger's current weight, where not by the
+    tagger alone (a shipped pipeline's own tagging, ``bench/refit_lemma_weight.py``).
     """
+    if lemma_accuracy is None:
+
+        def lemma_accuracy() -> float:
+            return accuracies(tagger, dev)["lemma"]
+
     by_weight = {}
     for weight in KNOWN_LEMMA_WEIGHTS:
         tagger.known_lemma_weight = weight
-        by_weight[weight] = accuracies(tagger, dev)["lemma"]
+        by_weight[weight] = lemma_accuracy()
     best = max(KNOWN_LEMMA_WEIGHTS, key=lambda weight: (by_weight[weight], -weight))
     tagger.known_lemma_weight = best if by_weight[best] >= by_weight[0.0] + KNOWN_LEMMA_MARGIN else 0.0
     tried = {f"{weight:g}": value for weight, value in by_weight.items()}
