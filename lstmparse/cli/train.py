@@ -131,6 +131,13 @@ from lstmparse.treelstm.options import TreeLSTMDimensions, TreeLSTMOptions
     f"[default: {TaggerDimensions().lemma_feats}]",
 )
 @family_option(
+    "--char-size",
+    type=click.IntRange(min=2),
+    families=TAGGER,
+    help="size of the character bi-LSTM's word vector (both directions), what unseen words are tagged from "
+    f"[default: {TaggerDimensions().chars}]",
+)
+@family_option(
     "--factored-feats/--whole-feats",
     "factored_feats",
     default=None,
