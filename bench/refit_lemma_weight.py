@@ -1,16 +1,18 @@
-"""Give a shipped pipeline's tagger the known-lemma weight its dev set chooses, if dev says it helps.
+"""Give a shipped pipeline's tagger the lemma weights its dev set chooses, if dev says they help.
 
 For a form its lookup misses, the tagger may favour a lemma rule that makes a lemma
-seen in training (``tagger/lemmas.py``, ``preferred_lemma``).  Taggers trained since
-session 16 choose the weight when training ends (``tagger/training.py``); the shipped
-ones were trained before, so this script chooses it for them.  Choice: the weights
-training tries, scored on the pipeline's own tagging of dev from gold tokens (its UPOS
-may be the mean of a tagger's and a joint parser's), the smaller on ties, 0 unless
-another gains ``KNOWN_LEMMA_MARGIN``.  Only the decoding tagger's vocabulary file is
-rewritten (``model_io.update_vocab``; parameters untouched).  Then dev is scored with
-``lstmparse evaluate`` before and after; the rule, written before the run (session 16):
-kept if dev Lemmas rise by at least 0.1 from gold tokens and rise from raw text.
-Otherwise the files are put back.
+seen in training, and disfavour a lemma cased unusually for the word's UPOS
+(``tagger/lemmas.py``, ``preferred_lemma``).  Taggers trained since session 16 (the
+casing: session 17) choose the weights when training ends (``tagger/training.py``); the
+shipped ones were trained before, so this script chooses them, counting the casings
+from the treebank's training file where the tagger has none.  Choice: the weights
+training tries, in its order, scored on the pipeline's own tagging of dev from gold
+tokens (its UPOS may be the mean of a tagger's and a joint parser's), the smaller on
+ties, 0 unless another gains ``LEMMA_WEIGHT_MARGIN``.  Only the decoding tagger's
+vocabulary file is rewritten (``model_io.update_vocab``; parameters untouched).  Then
+dev is scored with ``lstmparse evaluate`` before and after; the rule, written before the
+run (session 16): kept if dev Lemmas rise by at least 0.1 from gold tokens and rise from
+raw text.  Otherwise the files are put back.
 
     python bench/refit_lemma_weight.py models/hu_szeged_pipeline [more pipelines]
 """
@@ -48,17 +50,23 @@ def lemma_accuracy(pipeline, gold: list) -> float:  # noqa: ANN001 - a loaded Pi
     return round(100.0 * sum(g == t for g, t in pairs) / len(pairs), 2)
 
 
-def chosen_weight(pipeline_dir: Path, dev: Path) -> tuple[float, dict[str, float]]:
-    """The weight the pipeline's dev tagging chooses, as training chooses it, and each weight's dev lemmas."""
+def chosen_weights(pipeline_dir: Path, dev: Path, train: Path) -> tuple[dict[str, float], dict, dict]:
+    """The weights the pipeline's dev tagging chooses, as training chooses them; each weight's dev lemmas; and the
+    casing counts the decoding tagger has or, lacking them, the training file's."""
     from lstmparse.io.formats import read_sentences
     from lstmparse.pipeline.api import Pipeline
-    from lstmparse.tagger.training import choose_known_lemma_weight
+    from lstmparse.tagger.lemmas import LemmaCasings
+    from lstmparse.tagger.training import choose_lemma_weights
 
     pipeline = Pipeline.load(pipeline_dir)
     decoding = getattr(pipeline.tagger.model, "members", [pipeline.tagger.model])[0]
+    if not decoding.lemma_casings.counts:
+        words = ((t.form, t.upos, t.lemma) for s in read_sentences(str(train)) for t in s.tokens)
+        decoding.lemma_casings = LemmaCasings.from_words(words)
     gold = list(read_sentences(str(dev)))
-    figures = choose_known_lemma_weight(decoding, gold, lambda: lemma_accuracy(pipeline, gold))
-    return figures["kept"], figures["dev_lemma"]
+    figures = choose_lemma_weights(decoding, gold, lambda: lemma_accuracy(pipeline, gold))
+    weights = {name: chosen["kept"] for name, chosen in figures.items()}
+    return weights, figures, decoding.lemma_casings.to_json()
 
 
 def kept(before: dict[str, dict], after: dict[str, dict]) -> bool:
@@ -70,31 +78,60 @@ def kept(before: dict[str, dict], after: dict[str, dict]) -> bool:
 
 
 def refit(pipeline: Path) -> dict:
-    """Choose the weight, write it, score dev before and after, and keep it only by the rule."""
-    from lstmparse.tagger.model import KNOWN_LEMMA_WEIGHT
+    """Choose the weights, write them, score dev before and after, and keep them only by the rule."""
+    from lstmparse.tagger.model import LEMMA_CASINGS
 
-    dev = DATA / treebank_of(pipeline) / "dev.conllu"
+    treebank = DATA / treebank_of(pipeline)
     tagger = decoding_tagger(pipeline)
-    weight, tried = chosen_weight(pipeline, dev)
-    result = {"pipeline": str(pipeline), "tagger": str(tagger), "dev_lemmas_by_weight": tried, "weight": weight}
-    if not weight:
+    stored = stored_weights(tagger)
+    weights, figures, casings = chosen_weights(pipeline, treebank / "dev.conllu", treebank / "train.conllu")
+    tried = {name: chosen["dev_lemma"] for name, chosen in figures.items()}
+    result = {"pipeline": str(pipeline), "tagger": str(tagger), "dev_lemmas_by_weight": tried, "weights": weights}
+    if weights == stored:
         return result | {"kept": False}
-    note = {KNOWN_LEMMA_WEIGHT: {"dev_lemma": tried, "kept": weight, "chosen": "on the pipeline's dev (session 16)"}}
-    before, after, decision = trial(pipeline, dev, tagger, {KNOWN_LEMMA_WEIGHT: weight}, note, kept)
+    session = "on the pipeline's dev (session 17)"
+    note = {name: chosen | {"chosen": session} for name, chosen in figures.items()}
+    entries = {name: weight for name, weight in weights.items() if weight} | {LEMMA_CASINGS: casings}
+    before, after, decision = trial(pipeline, treebank / "dev.conllu", tagger, entries, note, kept)
     if decision:
-        add_card_choice(pipeline, weight, before, after)
+        add_card_choices(pipeline, weights, before, after)
     return result | {"before": before, "after": after, "kept": decision}
 
 
-def add_card_choice(pipeline: Path, weight: float, before: dict[str, dict], after: dict[str, dict]) -> None:
-    """The pipeline's card says which weight its tagger took and what dev gave for it."""
+def stored_weights(tagger: Path) -> dict[str, float]:
+    """The lemma weights the tagger has now (0 where it has none)."""
+    from lstmparse.core.model_io import load_directory
+    from lstmparse.tagger.training import LEMMA_WEIGHTS
+
+    vocab = load_directory(tagger)[1]
+    return {name: float(vocab.get(name, 0.0)) for name in LEMMA_WEIGHTS}
+
+
+CARD_LINES = {
+    "known_lemma_weight": ("lemmas: rules", "lemmas: rules that make a training lemma favoured by a weight of {:g}"),
+    "lemma_casing_weight": (
+        "lemmas: a lemma cased",
+        "lemmas: a lemma cased unusually for its UPOS disfavoured by {:g}",
+    ),
+}
+
+
+def add_card_choices(
+    pipeline: Path, weights: dict[str, float], before: dict[str, dict], after: dict[str, dict]
+) -> None:
+    """The pipeline's card says which weights its tagger took and what dev gave for them."""
     from lstmparse.app.catalog import write_card
     from lstmparse.core.model_io import read_card
 
     card = read_card(pipeline)
     moved = ", ".join(f"{source} {before[source]['Lemmas']:.2f} -> {after[source]['Lemmas']:.2f}" for source in SOURCES)
-    line = f"lemmas: rules that make a training lemma favoured by a weight of {weight:g} (dev Lemmas {moved})"
-    card["choices"] = [choice for choice in card.get("choices", []) if not choice.startswith("lemmas: rules")] + [line]
+    choices = card.get("choices", [])
+    for name, weight in weights.items():
+        start, line = CARD_LINES[name]
+        choices = [choice for choice in choices if not choice.startswith(start)]
+        if weight:
+            choices.append(line.format(weight) + f" (dev Lemmas {moved})")
+    card["choices"] = choices
     write_card(pipeline, card)
 
 
@@ -109,8 +146,12 @@ def main() -> None:
     backend.configure(seed=1, memory_mb=256)
     for pipeline in args.pipelines:
         result = refit(pipeline.resolve())
-        tried = ", ".join(f"{weight} {value:.2f}" for weight, value in result["dev_lemmas_by_weight"].items())
-        line = f"{pipeline}: weight {result['weight']:g} ({tried})"
+        tried = "; ".join(
+            f"{name} " + ", ".join(f"{weight} {value:.2f}" for weight, value in by_weight.items())
+            for name, by_weight in result["dev_lemmas_by_weight"].items()
+        )
+        chosen = ", ".join(f"{name} {weight:g}" for name, weight in result["weights"].items())
+        line = f"{pipeline}: {chosen} ({tried})"
         if "after" in result:
             moved = ", ".join(
                 f"{source} {measure} {result['before'][source][measure]:.2f} -> {result['after'][source][measure]:.2f}"

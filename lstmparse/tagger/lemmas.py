@@ -27,6 +27,12 @@ preferred to a likelier rule that makes an unknown string ("kereskedelom"):
 :func:`preferred_lemma` adds a weight to the log-probability of such rules.  Training
 chooses the weight on dev (0: the likeliest rule, as before); models/README.md has
 the figures for every treebank.
+
+The rule layer does not read the predicted UPOS, so it guesses a capitalized unseen
+word's lemma casing from the word alone: EWT's "Firefox" (a proper noun) became
+"firefox".  :class:`LemmaCasings` counts, for each UPOS and shape of the form, how
+training lemmas are cased; with a weight chosen on dev, a rule whose lemma is cased
+unusually for the word's predicted UPOS loses that much of its log-probability.
 """
 
 from __future__ import annotations
@@ -35,11 +41,12 @@ import functools
 import json
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 ABSOLUTE = "="  # a rule that is the lemma itself
+OTHER_CASING = "other"  # a lemma none of CASINGS gives (mixed case of its own: "McDonald" from "MCDONALD")
 BLANK_LEMMAS = ("", "_")  # a lemma column left blank
 CASINGS = ("lower", "form", "title", "upper")  # tried in this order: the first that reproduces the lemma
 
@@ -97,13 +104,38 @@ def _longest_common_substring(a: str, b: str) -> tuple[int, int, int]:
     return best
 
 
-def preferred_lemma(form: str, scores: np.ndarray, rules: Sequence[str], known: frozenset[str], weight: float) -> str:
-    """The lemma of the rule with the best score plus ``weight`` if its lemma (lower-cased) is in ``known``.
+def lemma_casing(form: str, lemma: str) -> str:
+    """The first of :data:`CASINGS` that casts the lower-cased ``lemma`` as it is, for this form (as rules do)."""
+    low = lemma.lower()
+    return next((casing for casing in CASINGS if _cased(low, casing, form) == lemma), OTHER_CASING)
+
+
+def form_shape(form: str) -> str:
+    """How a form is cased: "lower" (no capital), "upper" (no small letter), "title" (a capital, then small letters),
+    or "mixed"."""
+    if not any(c.isupper() for c in form):
+        return "lower"
+    if not any(c.islower() for c in form):
+        return "upper"
+    return "title" if form[:1].isupper() and not any(c.isupper() for c in form[1:]) else "mixed"
+
+
+def preferred_lemma(
+    form: str,
+    scores: np.ndarray,
+    rules: Sequence[str],
+    known: frozenset[str],
+    weight: float,
+    casing_penalties: Mapping[str, float] | None = None,
+) -> str:
+    """The lemma of the rule with the best score plus ``weight`` if its lemma (lower-cased) is in ``known``,
+    plus its casing's penalty (:meth:`LemmaCasings.penalties`, none where not given).
 
     ``scores``: the rules' log-probabilities for this word (or scores off from them by one
     constant; -inf where ruled out).  Rules that cannot apply are passed over; at weight 0
-    this is the best rule that applies (the form itself where none does).  Rules are read
-    best first and the reading stops where no later rule can win: a word costs a few rules.
+    and no penalties this is the best rule that applies (the form itself where none does).
+    Rules are read best first and the reading stops where no later rule can win (penalties
+    are never positive): a word costs a few rules.
     """
     best, best_value = form, -math.inf
     for r in np.argsort(-scores):
@@ -114,6 +146,8 @@ def preferred_lemma(form: str, scores: np.ndarray, rules: Sequence[str], known: 
         if not lemma:
             continue
         value = score + weight if lemma.lower() in known else score
+        if casing_penalties:
+            value += casing_penalties.get(lemma_casing(form, lemma), 0.0)
         if value > best_value:
             best, best_value = lemma, value
     return best
@@ -165,6 +199,47 @@ class LemmaLookup:
     @classmethod
     def from_json(cls, table: dict) -> LemmaLookup:
         return cls(table)
+
+
+class LemmaCasings:
+    """How the training lemmas of each UPOS and form shape are cased (:func:`lemma_casing`), counted.
+
+    EWT's proper nouns keep their capitals ("Firefox"), its common nouns lose them
+    ("Cats" -> "cat"): the counts say so for every UPOS, and for every treebank.
+    """
+
+    def __init__(self, counts: dict[str, dict[str, int]]) -> None:
+        self.counts = counts  # "UPOS shape" -> casing -> training words
+        self._penalties: dict[tuple[str, str, float], dict[str, float]] = {}
+
+    @classmethod
+    def from_words(cls, words: Iterable[tuple[str, str, str]]) -> LemmaCasings:
+        """From (form, UPOS, lemma) triples; a blank lemma says nothing of casing."""
+        counts: dict[str, dict[str, int]] = {}
+        for form, upos, lemma in words:
+            if lemma not in BLANK_LEMMAS:
+                by_casing = counts.setdefault(f"{upos} {form_shape(form)}", {})
+                casing = lemma_casing(form, lemma)
+                by_casing[casing] = by_casing.get(casing, 0) + 1
+        return cls(counts)
+
+    def penalties(self, form: str, upos: str, weight: float) -> dict[str, float]:
+        """``weight`` times each casing's log-probability less the likeliest one's, for a word of this UPOS and
+        form (add-one smoothing): 0 for the usual casing, below 0 for the others."""
+        key = (upos, form_shape(form), weight)
+        if key not in self._penalties:
+            seen = self.counts.get(f"{upos} {key[1]}", {})
+            top = max(seen.values(), default=0)
+            casings = (*CASINGS, OTHER_CASING)
+            self._penalties[key] = {c: weight * math.log((seen.get(c, 0) + 1) / (top + 1)) for c in casings}
+        return self._penalties[key]
+
+    def to_json(self) -> dict:
+        return self.counts
+
+    @classmethod
+    def from_json(cls, counts: dict) -> LemmaCasings:
+        return cls(counts)
 
 
 def training_rules(words: Sequence[tuple[str, str]]) -> Counter:

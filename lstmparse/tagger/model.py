@@ -40,7 +40,7 @@ from lstmparse.tagger.features import (
     split_features,
 )
 from lstmparse.tagger.grouping import BLANK, keep_given_upos, mix_upos
-from lstmparse.tagger.lemmas import LemmaLookup, lemma_rule, preferred_lemma, training_rules
+from lstmparse.tagger.lemmas import LemmaCasings, LemmaLookup, lemma_rule, preferred_lemma, training_rules
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
 from lstmparse.tagger.outputs import GroupOutputs
 
@@ -49,6 +49,8 @@ LEMMA_LOOKUP = "lemma_lookup"  # the vocabulary file's entry for the (form, UPOS
 FEATURES_BY_UPOS = "features_by_upos"  # the vocabulary file's entry for the feature names each UPOS takes
 SEEN_ANALYSES = "seen_analyses"  # the vocabulary file's entry for the form -> UPOS -> FEATS dictionary
 KNOWN_LEMMA_WEIGHT = "known_lemma_weight"  # the vocabulary file's entry: how much a rule making a training lemma gains
+LEMMA_CASINGS = "lemma_casings"  # the vocabulary file's entry: how training lemmas are cased, by UPOS and form shape
+LEMMA_CASING_WEIGHT = "lemma_casing_weight"  # the vocabulary file's entry: how much an unusual casing costs a rule
 FEATS_FROM = ("string", "features", "likelier")  # what fills FEATS in a tagger with per-feature outputs
 FEATS_FROM_DEFAULT = "likelier"  # measured: docs in models/README.md (tagger levers across languages)
 PICTOGRAPH_PARTS = {"\u200d", "\ufe0e", "\ufe0f"}  # the joiner and variation selectors inside emoji sequences
@@ -113,6 +115,8 @@ class Tagger:
         self.analyses: SeenAnalyses | None = None  # kept by training where dev says it helps (tagger/analyses.py)
         self.companions: UposCompanions | None = None  # the XPOS and FEATS seen with each UPOS (tagger/companions.py)
         self.known_lemma_weight = 0.0  # chosen on dev by training (tagger/lemmas.py: preferred_lemma)
+        self.lemma_casings = LemmaCasings({})  # counted from the training data (tagger/lemmas.py)
+        self.lemma_casing_weight = 0.0  # chosen on dev by training, as known_lemma_weight
 
     def _output_input_dim(self, column: str) -> int:
         """The lemma layer also reads the word's own character vector: lemma rules are mostly about its ending
@@ -145,6 +149,10 @@ class Tagger:
             lookup = LemmaLookup.from_pairs(((t.form, t.upos, t.lemma) for s in sentences for t in s.tokens), rules)
         tagger = cls(vocabs, dims, lookup, allowed_features=allowed)
         tagger.companions = UposCompanions.learn((t.upos, t.xpos, t.feats) for s in sentences for t in s.tokens)
+        if dims.lemmas:
+            tagger.lemma_casings = LemmaCasings.from_words(
+                (t.form, t.upos, t.lemma) for s in sentences for t in s.tokens
+            )
         return tagger
 
     def gold_label(self, column: str, token) -> int:
@@ -364,7 +372,8 @@ class Tagger:
     ) -> None:
         """Each word's training lemma for its form and the tagger's own UPOS (or its mixture with another model's;
         a joint parser's UPOS as such cost EWT dev lemmas 0.02), else its best rule that applies, rules that
-        make a training lemma favoured by ``known_lemma_weight``.
+        make a training lemma favoured by ``known_lemma_weight`` and lemmas cased unusually for the UPOS
+        (``lemma_casings``) disfavoured by ``lemma_casing_weight``.
 
         The rule layer runs only for the words the lookup misses (about one in ten of
         running text), built after the tag layers so the graph computes nothing more.
@@ -380,9 +389,11 @@ class Tagger:
             return
         values = outputs.lemma_rules(missed)
         rules, known, weight = self.vocabs[LEMMA].strings, self.lemma_lookup.known_lemmas, self.known_lemma_weight
+        casing_weight = self.lemma_casing_weight
         for k, column in zip(missed, values.T, strict=True):
-            form = group[k % size][k // size]
-            predicted[k % size][LEMMA][k // size] = preferred_lemma(form, column, rules, known, weight)
+            form, word_upos = group[k % size][k // size], upos[k % size][k // size]
+            casing = self.lemma_casings.penalties(form, word_upos, casing_weight) if casing_weight else None
+            predicted[k % size][LEMMA][k // size] = preferred_lemma(form, column, rules, known, weight, casing)
 
     def save(self, directory: str, training: dict | None = None) -> None:
         vocab: dict[str, object] = {name: vocab.to_json() for name, vocab in self.vocabs.items()}
@@ -396,6 +407,10 @@ class Tagger:
             vocab[UPOS_COMPANIONS] = self.companions.to_json()
         if self.known_lemma_weight:
             vocab[KNOWN_LEMMA_WEIGHT] = self.known_lemma_weight
+        if self.lemma_casings.counts:
+            vocab[LEMMA_CASINGS] = self.lemma_casings.to_json()
+        if self.lemma_casing_weight:
+            vocab[LEMMA_CASING_WEIGHT] = self.lemma_casing_weight
         record = training if training is not None else self.training_record
         save_model(directory, ARCH, self.dims, record, vocab, self.model, self.named_parameters())
 
@@ -409,6 +424,7 @@ class Tagger:
             analyses = vocab.pop(SEEN_ANALYSES, None)
             companions = vocab.pop(UPOS_COMPANIONS, None)
             known_lemma_weight = vocab.pop(KNOWN_LEMMA_WEIGHT, 0.0)
+            casings, casing_weight = vocab.pop(LEMMA_CASINGS, {}), vocab.pop(LEMMA_CASING_WEIGHT, 0.0)
             vocabs = {name: Vocabulary.from_json(v) for name, v in vocab.items()}
             frozen = params if config["format_version"] >= 2 else None  # format 1 names tables otherwise
             tagger = cls(vocabs, TaggerDimensions(**config["dims"]), lookup, frozen, allowed)
@@ -417,4 +433,5 @@ class Tagger:
         tagger.analyses = SeenAnalyses.from_json(analyses) if analyses is not None else None
         tagger.companions = UposCompanions.from_json(companions) if companions is not None else None
         tagger.known_lemma_weight = float(known_lemma_weight)
+        tagger.lemma_casings, tagger.lemma_casing_weight = LemmaCasings.from_json(casings), float(casing_weight)
         return tagger

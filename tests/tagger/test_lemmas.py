@@ -8,7 +8,16 @@ import numpy as np
 import pytest
 
 from lstmparse.io.formats import read_sentences
-from lstmparse.tagger.lemmas import LemmaLookup, apply_rule, lemma_rule, preferred_lemma, training_rules
+from lstmparse.tagger.lemmas import (
+    LemmaCasings,
+    LemmaLookup,
+    apply_rule,
+    form_shape,
+    lemma_casing,
+    lemma_rule,
+    preferred_lemma,
+    training_rules,
+)
 
 PAIRS = [
     ("dogs", "dog"),
@@ -93,14 +102,62 @@ def test_preferred_lemma_is_the_best_of_every_rule_scored_with_its_bonus():
         scores = rng.normal(size=len(rules)) * 2
         scores[rng.random(len(rules)) < 0.2] = -np.inf
         weight = float(rng.choice([0.0, 0.5, 1.0, 3.0]))
+        penalties = dict(zip(CASING_NAMES, -rng.exponential(size=len(CASING_NAMES)), strict=True))
         for form in forms:
-            candidates = [
-                (score + (weight if lemma.lower() in known else 0.0), -r, lemma)
-                for r, (score, rule) in enumerate(zip(scores, rules, strict=True))
-                if score > -np.inf and (lemma := apply_rule(rule, form))
-            ]
-            expected = max(candidates)[2] if candidates else form
-            assert preferred_lemma(form, scores, rules, known, weight) == expected
+            for casing in (None, penalties):
+                candidates = [
+                    (score + (weight if lemma.lower() in known else 0.0) + _penalty(casing, form, lemma), -r, lemma)
+                    for r, (score, rule) in enumerate(zip(scores, rules, strict=True))
+                    if score > -np.inf and (lemma := apply_rule(rule, form))
+                ]
+                expected = max(candidates)[2] if candidates else form
+                assert preferred_lemma(form, scores, rules, known, weight, casing) == expected
+
+
+CASING_NAMES = ("lower", "form", "title", "upper", "other")
+
+
+def _penalty(casing: dict | None, form: str, lemma: str) -> float:
+    return casing[lemma_casing(form, lemma)] if casing else 0.0
+
+
+def test_a_lemma_s_casing_is_the_first_that_casts_it_and_a_form_has_one_shape():
+    casings = [lemma_casing(form, lemma) for form, lemma in PAIRS[:8]]
+    assert casings == ["lower"] * 4 + ["form"] * 3 + ["title"]  # "McDonald's": capitals where the form has them
+    assert lemma_casing("firefox", "Firefox") == "title" and lemma_casing("Firefox", "Firefox") == "form"
+    assert lemma_casing("MCDONALD", "McDonald") == "other"
+    shapes = [form_shape(f) for f in ("dogs", "Dogs", "NASA", "McDonald's", "3,000", "I", "U.S.")]
+    assert shapes == ["lower", "title", "upper", "mixed", "lower", "upper", "upper"]
+
+
+def test_casing_penalties_are_zero_for_the_usual_casing_and_scaled_by_the_weight():
+    casings = LemmaCasings.from_words(
+        [("Firefox", "PROPN", "Firefox"), ("Paris", "PROPN", "Paris"), ("Cats", "NOUN", "cat"), ("Dogs", "NOUN", "dog")]
+        + [("Apple", "PROPN", "apple"), ("Sleep", "VERB", "_")]  # a blank lemma counts for nothing
+    )
+    assert casings.counts == {"PROPN title": {"form": 2, "lower": 1}, "NOUN title": {"lower": 2}}
+    propn = casings.penalties("Budapest", "PROPN", 2.0)
+    assert propn["form"] == 0.0 and propn["lower"] == pytest.approx(2.0 * np.log(2 / 3))
+    assert propn["upper"] == propn["title"] == propn["other"] == pytest.approx(2.0 * np.log(1 / 3))
+    assert casings.penalties("Budapest", "NOUN", 1.0)["form"] == pytest.approx(np.log(1 / 3))
+    assert set(casings.penalties("budapest", "PROPN", 1.0).values()) == {0.0}  # no lower-case proper noun counted
+    assert set(casings.penalties("Sleep", "VERB", 1.0).values()) == {0.0}
+
+
+def test_a_lemma_cased_unusually_for_the_upos_loses_where_the_weight_covers_the_gap():
+    rules = [lemma_rule("Cat", "cat"), lemma_rule("Paris", "Paris")]  # lower-case it, or keep it as it is
+    scores = np.array([-0.2, -0.9])  # the network: "firefox"
+    casings = LemmaCasings.from_words([("Paris", "PROPN", "Paris"), ("Cats", "NOUN", "cat")] * 5)
+    assert preferred_lemma("Firefox", scores, rules, frozenset(), 0.0) == "firefox"
+    assert preferred_lemma("Firefox", scores, rules, frozenset(), 0.0, casings.penalties("Firefox", "PROPN", 0.3)) == (
+        "firefox"  # log(6) * 0.3 = 0.54 < 0.7
+    )
+    assert preferred_lemma("Firefox", scores, rules, frozenset(), 0.0, casings.penalties("Firefox", "PROPN", 0.5)) == (
+        "Firefox"
+    )
+    assert preferred_lemma("Firefox", scores, rules, frozenset(), 0.0, casings.penalties("Firefox", "NOUN", 5.0)) == (
+        "firefox"
+    )
 
 
 def test_the_lookup_keeps_each_form_and_upos_most_frequent_lemma():
@@ -231,33 +288,57 @@ def test_lemmas_reading_feats_do_not_depend_on_the_batch_and_survive_saving(lemm
     assert together == alone
     gold = [t.lemma for s in dev for t in s.tokens]
     right = sum(a == b for a, b in zip([lemma for s in together for lemma in s], gold, strict=True))
-    chosen = record["known_lemma_weight"]  # training ends by choosing the known-lemma weight on dev
-    assert round(100.0 * right / len(gold), 2) == chosen["dev_lemma"][f"{chosen['kept']:g}"]
-    assert chosen["dev_lemma"]["0"] == record["epochs"][record["best_epoch"] - 1]["dev_lemma"]  # as trained
+    known, casing = record["known_lemma_weight"], record["lemma_casing_weight"]  # training ends choosing both on dev
+    assert known["dev_lemma"]["0"] == record["epochs"][record["best_epoch"] - 1]["dev_lemma"]  # as trained
+    assert casing["dev_lemma"]["0"] == known["dev_lemma"][f"{known['kept']:g}"]  # the casing weight's turn came next
+    assert round(100.0 * right / len(gold), 2) == casing["dev_lemma"][f"{casing['kept']:g}"]
 
 
 def test_training_keeps_a_known_lemma_weight_only_where_dev_lemmas_rise(small_tagger, small_treebank, tmp_path):
     import json
     import shutil
 
-    from lstmparse.tagger.model import KNOWN_LEMMA_WEIGHT, Tagger
-    from lstmparse.tagger.training import accuracies, keep_known_lemma_weight_if_better, read_tagged
+    from lstmparse.tagger.model import KNOWN_LEMMA_WEIGHT, LEMMA_CASING_WEIGHT, Tagger
+    from lstmparse.tagger.training import accuracies, keep_lemma_weights_if_better, read_tagged
 
     loaded, record = small_tagger
     assert record[KNOWN_LEMMA_WEIGHT]["kept"] == loaded.model.known_lemma_weight  # training chose it
+    assert record[LEMMA_CASING_WEIGHT]["kept"] == loaded.model.lemma_casing_weight
     model_dir = tmp_path / "m"
     shutil.copytree(loaded.source, model_dir)
     dev = read_tagged(str(small_treebank["dev"]))
     unknowable = [s.with_columns({"lemma": ["zzz"] * len(s)}) for s in dev]  # no weight gets one right
-    figures = keep_known_lemma_weight_if_better(str(model_dir), unknowable, io.StringIO())
-    assert figures["kept"] == 0.0 and set(figures["dev_lemma"].values()) == {0.0}
-    vocab_file = next(model_dir.glob("vocab-*.json"))
-    assert KNOWN_LEMMA_WEIGHT not in json.loads(vocab_file.read_text(encoding="utf-8"))
-    figures = keep_known_lemma_weight_if_better(str(model_dir), dev, io.StringIO())
+    for figures in keep_lemma_weights_if_better(str(model_dir), unknowable, io.StringIO()).values():
+        assert figures["kept"] == 0.0 and set(figures["dev_lemma"].values()) == {0.0}
+    vocab = json.loads(next(model_dir.glob("vocab-*.json")).read_text(encoding="utf-8"))
+    assert KNOWN_LEMMA_WEIGHT not in vocab and LEMMA_CASING_WEIGHT not in vocab
+    figures = keep_lemma_weights_if_better(str(model_dir), dev, io.StringIO())[KNOWN_LEMMA_WEIGHT]
     kept = figures["kept"]
     assert kept > 0 and figures["dev_lemma"][f"{kept:g}"] >= figures["dev_lemma"]["0"] + 0.1
     tagger = Tagger.load(str(model_dir))
     assert tagger.known_lemma_weight == kept
+    tagger.lemma_casing_weight = 0.0  # the known-lemma weight was chosen before the casing weight's turn
     assert accuracies(tagger, dev)["lemma"] == figures["dev_lemma"][f"{kept:g}"]
     tagger.known_lemma_weight = 0.0
     assert accuracies(tagger, dev)["lemma"] == figures["dev_lemma"]["0"] < figures["dev_lemma"][f"{kept:g}"]
+
+
+def test_the_tagger_s_casing_weight_casts_lemmas_as_its_counts_say_and_is_saved(small_tagger, small_treebank, tmp_path):
+    from lstmparse.tagger.grouping import tag_all
+    from lstmparse.tagger.model import Tagger
+
+    loaded, _ = small_tagger
+    tagger = Tagger.load(loaded.source)
+    tagger.lemma_lookup.table.clear()  # every word through the rules
+    sentences = [s.forms for s in read_sentences(str(small_treebank["dev"]))]
+    forms = [form for sentence in sentences for form in sentence]
+    for casing in ("form", "lower"):
+        tagger.lemma_casings = LemmaCasings({f"{upos} title": {casing: 1000} for upos in tagger.vocabs["upos"].strings})
+        tagger.lemma_casing_weight = 50.0
+        lemmas = [lemma for tags in tag_all(tagger, sentences) for lemma in tags["lemma"]]
+        titled = [(form, lemma) for form, lemma in zip(forms, lemmas, strict=True) if form_shape(form) == "title"]
+        assert len(titled) > 20 and all(lemma_casing(form, lemma) == casing for form, lemma in titled)
+    tagger.save(str(tmp_path / "saved"))
+    again = Tagger.load(str(tmp_path / "saved"))
+    assert again.lemma_casing_weight == 50.0 and again.lemma_casings.counts == tagger.lemma_casings.counts
+    assert tag_all(again, sentences) == tag_all(tagger, sentences)
