@@ -226,3 +226,12 @@ def test_a_pipelines_vectors_reach_its_parser_when_its_features_name_them(featur
     options = PipelineOptions.from_command_line(given)
     assert options.pretrained == str(vectors)
     assert options.parser.pretrained == (str(vectors) if parser_reads_them else None)
+
+
+def test_the_tagger_s_character_vector_size_is_an_option():
+    from lstmparse.tagger.options import TaggerOptions
+
+    given = {"train_file": "t", "model_dir": "m"}
+    options = TaggerOptions.from_command_line(given | {"char_size": 64, "hidden": 300})
+    assert options.dims.chars == 64 and options.dims.hidden == 300
+    assert TaggerOptions.from_command_line(given).dims.chars == 100
