@@ -48,6 +48,14 @@ from lstmparse.tokenizer.options import TokenizerDimensions
 from lstmparse.treelstm.options import TreeLSTMDimensions, TreeLSTMOptions
 
 
+def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # noqa: ANN201 - a click decorator
+    """A size of the tagger's network (``TaggerDimensions.<field>``), an option of ``--arch tagger`` only."""
+    default = getattr(TaggerDimensions(), field)
+    return family_option(
+        flag, type=click.IntRange(min=minimum), families=TAGGER, help=f"{help_text} [default: {default}]"
+    )
+
+
 @click.command(cls=FamilyCommand)
 @family_option(
     "--arch",
@@ -123,19 +131,17 @@ from lstmparse.treelstm.options import TreeLSTMDimensions, TreeLSTMOptions
     help="continue an interrupted run from MODEL_DIR's last checkpoint (stack-LSTM) or best model (seq2seq); "
     "same data and options (pipeline: reuse the parts already trained on the same data)",
 )
-@family_option(
+@tagger_size_option(
     "--lemma-feats",
-    type=click.IntRange(min=0),
-    families=TAGGER,
-    help="width of the embedding of the predicted FEATS that the lemma layer also reads (0: it reads none) "
-    f"[default: {TaggerDimensions().lemma_feats}]",
+    "lemma_feats",
+    0,
+    "width of the embedding of the predicted FEATS that the lemma layer also reads (0: it reads none)",
 )
-@family_option(
+@tagger_size_option(
     "--char-size",
-    type=click.IntRange(min=2),
-    families=TAGGER,
-    help="size of the character bi-LSTM's word vector (both directions), what unseen words are tagged from "
-    f"[default: {TaggerDimensions().chars}]",
+    "chars",
+    2,
+    "size of the character bi-LSTM's word vector (both directions), what unseen words are tagged from",
 )
 @family_option(
     "--factored-feats/--whole-feats",
