@@ -338,6 +338,7 @@ def test_the_tagger_s_casing_weight_casts_lemmas_as_its_counts_say_and_is_saved(
         lemmas = [lemma for tags in tag_all(tagger, sentences) for lemma in tags["lemma"]]
         titled = [(form, lemma) for form, lemma in zip(forms, lemmas, strict=True) if form_shape(form) == "title"]
         assert len(titled) > 20 and all(lemma_casing(form, lemma) == casing for form, lemma in titled)
+        assert [tags for sentence in sentences for tags in tag_all(tagger, [sentence])] == tag_all(tagger, sentences)
     tagger.save(str(tmp_path / "saved"))
     again = Tagger.load(str(tmp_path / "saved"))
     assert again.lemma_casing_weight == 50.0 and again.lemma_casings.counts == tagger.lemma_casings.counts
