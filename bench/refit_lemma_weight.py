@@ -50,23 +50,25 @@ def lemma_accuracy(pipeline, gold: list) -> float:  # noqa: ANN001 - a loaded Pi
     return round(100.0 * sum(g == t for g, t in pairs) / len(pairs), 2)
 
 
-def chosen_weights(pipeline_dir: Path, dev: Path, train: Path) -> tuple[dict[str, float], dict, dict]:
-    """The weights the pipeline's dev tagging chooses, as training chooses them; each weight's dev lemmas; and the
-    casing counts the decoding tagger has or, lacking them, the training file's."""
+def chosen_weights(pipeline_dir: Path, dev: Path, train: Path) -> dict[str, dict]:
+    """What the pipeline's decoding tagger has ("stored": its weights, 0 where none) and what its dev tagging
+    chooses, as training chooses it ("weights", with each weight's dev lemmas in "figures"); "casings": the
+    casing counts it has or, lacking them, the training file's."""
     from lstmparse.io.formats import read_sentences
     from lstmparse.pipeline.api import Pipeline
     from lstmparse.tagger.lemmas import LemmaCasings
-    from lstmparse.tagger.training import choose_lemma_weights
+    from lstmparse.tagger.training import LEMMA_WEIGHTS, choose_lemma_weights
 
     pipeline = Pipeline.load(pipeline_dir)
     decoding = getattr(pipeline.tagger.model, "members", [pipeline.tagger.model])[0]
+    stored = {name: getattr(decoding, name) for name in LEMMA_WEIGHTS}
     if not decoding.lemma_casings.counts:
         words = ((t.form, t.upos, t.lemma) for s in read_sentences(str(train)) for t in s.tokens)
         decoding.lemma_casings = LemmaCasings.from_words(words)
     gold = list(read_sentences(str(dev)))
     figures = choose_lemma_weights(decoding, gold, lambda: lemma_accuracy(pipeline, gold))
     weights = {name: chosen["kept"] for name, chosen in figures.items()}
-    return weights, figures, decoding.lemma_casings.to_json()
+    return {"stored": stored, "weights": weights, "figures": figures, "casings": decoding.lemma_casings.to_json()}
 
 
 def kept(before: dict[str, dict], after: dict[str, dict]) -> bool:
@@ -83,37 +85,19 @@ def refit(pipeline: Path) -> dict:
 
     treebank = DATA / treebank_of(pipeline)
     tagger = decoding_tagger(pipeline)
-    stored = stored_weights(tagger)
-    weights, figures, casings = chosen_weights(pipeline, treebank / "dev.conllu", treebank / "train.conllu")
-    tried = {name: chosen["dev_lemma"] for name, chosen in figures.items()}
+    chosen = chosen_weights(pipeline, treebank / "dev.conllu", treebank / "train.conllu")
+    weights, figures = chosen["weights"], chosen["figures"]
+    tried = {name: by_name["dev_lemma"] for name, by_name in figures.items()}
     result = {"pipeline": str(pipeline), "tagger": str(tagger), "dev_lemmas_by_weight": tried, "weights": weights}
-    if weights == stored:
+    if weights == chosen["stored"]:
         return result | {"kept": False}
     session = "on the pipeline's dev (session 17)"
-    note = {name: chosen | {"chosen": session} for name, chosen in figures.items()}
-    entries = {name: weight for name, weight in weights.items() if weight} | {LEMMA_CASINGS: casings}
+    note = {name: by_name | {"chosen": session} for name, by_name in figures.items()}
+    entries = {name: weight for name, weight in weights.items() if weight} | {LEMMA_CASINGS: chosen["casings"]}
     before, after, decision = trial(pipeline, treebank / "dev.conllu", tagger, entries, note, kept)
     if decision:
         add_card_choices(pipeline, weights, before, after)
     return result | {"before": before, "after": after, "kept": decision}
-
-
-def stored_weights(tagger: Path) -> dict[str, float]:
-    """The lemma weights the tagger has now (0 where it has none)."""
-    from lstmparse.core.model_io import load_directory
-    from lstmparse.tagger.training import LEMMA_WEIGHTS
-
-    vocab = load_directory(tagger)[1]
-    return {name: float(vocab.get(name, 0.0)) for name in LEMMA_WEIGHTS}
-
-
-CARD_LINES = {
-    "known_lemma_weight": ("lemmas: rules", "lemmas: rules that make a training lemma favoured by a weight of {:g}"),
-    "lemma_casing_weight": (
-        "lemmas: a lemma cased",
-        "lemmas: a lemma cased unusually for its UPOS disfavoured by {:g}",
-    ),
-}
 
 
 def add_card_choices(
@@ -122,12 +106,20 @@ def add_card_choices(
     """The pipeline's card says which weights its tagger took and what dev gave for them."""
     from lstmparse.app.catalog import write_card
     from lstmparse.core.model_io import read_card
+    from lstmparse.tagger.model import KNOWN_LEMMA_WEIGHT, LEMMA_CASING_WEIGHT
 
+    lines = {  # each weight's line: how it starts (an older line of it is replaced), and the whole
+        KNOWN_LEMMA_WEIGHT: ("lemmas: rules", "lemmas: rules that make a training lemma favoured by a weight of {:g}"),
+        LEMMA_CASING_WEIGHT: (
+            "lemmas: a lemma cased",
+            "lemmas: a lemma cased unusually for its UPOS disfavoured by {:g}",
+        ),
+    }
     card = read_card(pipeline)
     moved = ", ".join(f"{source} {before[source]['Lemmas']:.2f} -> {after[source]['Lemmas']:.2f}" for source in SOURCES)
     choices = card.get("choices", [])
     for name, weight in weights.items():
-        start, line = CARD_LINES[name]
+        start, line = lines[name]
         choices = [choice for choice in choices if not choice.startswith(start)]
         if weight:
             choices.append(line.format(weight) + f" (dev Lemmas {moved})")

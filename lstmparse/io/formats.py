@@ -24,6 +24,7 @@ from lstmparse.io.document import Word, comments, sentence_dict, sentence_text
 FORMATS = ("conllu", "conllx", "text", "vertical")
 RAW_FORMATS = ("raw", "presegmented")  # text a tokenizer reads: paragraphs, or one sentence per line
 TAG_COLUMNS = {"lemma": 2, "upos": 3, "xpos": 4, "feats": 5}  # the columns a tagger fills, by Token field
+BLANK_VALUES = ("", "_")  # a column left blank: empty, or CoNLL-U's underscore
 HEAD_COLUMN = 6
 DEPREL_COLUMN = 7
 MISC_COLUMN = 9
@@ -173,7 +174,7 @@ class Sentence:
             kept = [
                 item
                 for item in columns[MISC_COLUMN].split("|")
-                if item not in ("", "_") and not item.startswith(f"{key}=")
+                if item not in BLANK_VALUES and not item.startswith(f"{key}=")
             ]
             columns[MISC_COLUMN] = "|".join([*kept, f"{key}={value}"])
             lines[line_index] = "\t".join(columns)
@@ -181,7 +182,7 @@ class Sentence:
 
     def blank_columns(self) -> list[str]:
         """The columns a tagger fills (``lemma``, ``upos``, ``xpos``, ``feats``) that no word of the sentence fills."""
-        return [name for name in TAG_COLUMNS if all(getattr(t, name) in ("", "_") for t in self.tokens)]
+        return [name for name in TAG_COLUMNS if all(getattr(t, name) in BLANK_VALUES for t in self.tokens)]
 
     def with_comments(self, extra: Iterable[str]) -> Sentence:
         """A copy whose comment lines gain ``extra`` after the input's own comments.

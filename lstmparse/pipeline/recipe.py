@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lstmparse.errors import ConfigurationError
-from lstmparse.io.formats import read_sentences
+from lstmparse.io.formats import BLANK_VALUES, read_sentences
 from lstmparse.io.tree import is_projective
 
 BUDGET_SHARES = {"tokenizer": 0.10, "tagger": 0.15, "folds": 0.20, "parser": 0.55}  # of the whole budget
@@ -149,9 +149,9 @@ def treebank_facts(path: str | Path) -> TreebankFacts:
         sentences += 1
         tokens = sentence.tokens
         words += len(tokens)
-        upos += sum(t.upos not in ("", "_") for t in tokens)
-        feats += sum(t.feats not in ("", "_") for t in tokens)
-        lemmas += sum(t.lemma not in ("", "_") for t in tokens)
+        upos += sum(t.upos not in BLANK_VALUES for t in tokens)
+        feats += sum(t.feats not in BLANK_VALUES for t in tokens)
+        lemmas += sum(t.lemma not in BLANK_VALUES for t in tokens)
         multiword += sum(1 for line in sentence.lines if re.match(r"^\d+-\d+\t", line))
         nonprojective += not is_projective([t.head or 0 for t in tokens])
     total = max(words, 1)

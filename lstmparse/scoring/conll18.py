@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lstmparse.errors import InputError
-from lstmparse.io.formats import Sentence, read_sentences
+from lstmparse.io.formats import BLANK_VALUES, Sentence, read_sentences
 from lstmparse.scoring.evaluation import CONTENT_DEPRELS, universal
 
 MEASURES = (
@@ -306,7 +306,9 @@ def unannotated_measures(gold: Sequence[Sentence]) -> dict[str, str]:
     each measure to the column it lacks.
     """
     tokens = [token for sentence in gold for token in sentence.tokens]
-    blank = [column for column in MEASURES_OF_COLUMN if tokens and all(getattr(t, column) in ("", "_") for t in tokens)]
+    blank = [
+        column for column in MEASURES_OF_COLUMN if tokens and all(getattr(t, column) in BLANK_VALUES for t in tokens)
+    ]
     return {measure: column.upper() for column in blank for measure in MEASURES_OF_COLUMN[column]}
 
 

@@ -22,7 +22,7 @@ from lstmparse.core.ensembles import TAGGER_ENSEMBLE
 from lstmparse.core.model_io import model_repr
 from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.errors import InputError, ModelError
-from lstmparse.io.formats import Sentence
+from lstmparse.io.formats import BLANK_VALUES, Sentence
 from lstmparse.io.inputs import as_sentence
 from lstmparse.io.ptb import PTBTree, escape_word, to_bracketed, unescape_word
 from lstmparse.seq2seq.linearization import delinearize
@@ -178,7 +178,7 @@ def given_tags(item: object) -> list[str] | None:
         return item.tags
     if isinstance(item, Sentence):
         xpos = [token.xpos for token in item.tokens]
-        if all(tag not in ("", "_") for tag in xpos):
+        if all(tag not in BLANK_VALUES for tag in xpos):
             return [escape_word(tag) for tag in xpos]
     return None
 

@@ -24,7 +24,7 @@ from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE, TagDistribution, mixtur
 from lstmparse.core.model_io import TAG_FREE_MODEL, model_repr, pipelines_of_language, read_card
 from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.errors import InputError, ModelError
-from lstmparse.io.formats import Sentence, read_sentences
+from lstmparse.io.formats import BLANK_VALUES, Sentence, read_sentences
 from lstmparse.io.inputs import checked_sentences
 from lstmparse.stacklstm.model import StackLSTMParser
 
@@ -184,7 +184,7 @@ class Parser:
         (an ensemble's: the mean of its joint members' distributions).
         """
         joint = self._joint_members()
-        blank = [k for k, sentence in enumerate(window) if any(t.upos in ("", "_") for t in sentence.tokens)]
+        blank = [k for k, sentence in enumerate(window) if any(t.upos in BLANK_VALUES for t in sentence.tokens)]
         chosen = [window[k] for k in blank]
         if isinstance(self.model, StackLSTMParser):
             tags = joint[0].predict_upos([sentence.tokens for sentence in chosen])
@@ -212,7 +212,7 @@ class Parser:
         held, words = [], 0
         for sentence in sentences:
             if needs_pos:
-                blank = next((i for i, t in enumerate(sentence.tokens) if t.upos in ("", "_")), None)
+                blank = next((i for i, t in enumerate(sentence.tokens) if t.upos in BLANK_VALUES), None)
                 if blank is not None:
                     raise InputError(sentence.path, sentence.line_of(blank), self._needs_column("UPOS"))
             if feats_seen:
@@ -220,7 +220,7 @@ class Parser:
                 continue
             held.append(sentence)
             words += len(sentence)
-            feats_seen = sentence.feats_tagged or any(t.feats not in ("", "_") for t in sentence.tokens)
+            feats_seen = sentence.feats_tagged or any(t.feats not in BLANK_VALUES for t in sentence.tokens)
             if feats_seen:
                 yield from held
                 held = []
@@ -341,7 +341,7 @@ def _decoded_by_length(
 
 def _given_or(value: str, predicted: str) -> str:
     """A column's value as the input gives it, or ``predicted`` where the input leaves it blank."""
-    return value if value not in ("", "_") else predicted
+    return value if value not in BLANK_VALUES else predicted
 
 
 def _upos_log_probs_over(parser: StackLSTMParser, tokens: list, strings: list[str]) -> list[np.ndarray]:

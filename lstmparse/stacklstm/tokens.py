@@ -29,7 +29,7 @@ import numpy as np
 
 from lstmparse.core.model_io import birnn_parameters
 from lstmparse.core.vocab import Vocabulary
-from lstmparse.io.formats import Token
+from lstmparse.io.formats import BLANK_VALUES, Token
 from lstmparse.layers.birnn import transduce_sentences
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
@@ -195,4 +195,4 @@ class TokenEncoder:
 
 def split_feats(feats: str) -> list[str]:
     """Feature=Value pairs of a FEATS column (empty for ``_``)."""
-    return [] if feats in ("", "_") else feats.split("|")
+    return [] if feats in BLANK_VALUES else feats.split("|")

@@ -40,7 +40,7 @@ from lstmparse.core.training import (
 )
 from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import ConfigurationError, InputError
-from lstmparse.io.formats import Sentence, read_treebank
+from lstmparse.io.formats import BLANK_VALUES, Sentence, read_treebank
 from lstmparse.layers.embeddings import read_word2vec
 from lstmparse.scoring.evaluation import Scores, score_trees
 from lstmparse.stacklstm.batch_loss import lockstep_loss
@@ -70,7 +70,7 @@ def build_vocabularies(sentences: Sequence[Sentence], pretrained_words: Sequence
 def check_feature_columns(path: str, sentences: Sequence[Sentence], features: Sequence[str]) -> None:
     """Refuse to learn from a tag column that the training data leaves empty ('_' on every word)."""
     for feature, column, value in (("pos", "UPOS", lambda t: t.upos), ("feats", "FEATS", lambda t: t.feats)):
-        if feature in features and all(value(t) in ("", "_") for s in sentences for t in s.tokens):
+        if feature in features and all(value(t) in BLANK_VALUES for s in sentences for t in s.tokens):
             raise InputError(
                 path,
                 None,

@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 
 from lstmparse.core.vocab import Vocabulary
+from lstmparse.io.formats import BLANK_VALUES
 
 ABSENT = "_"  # the value of a feature a word does not have
 PREFIX = "feat:"  # a feature's output and vocabulary are named feat:NAME
@@ -23,7 +24,7 @@ PREFIX = "feat:"  # a feature's output and vocabulary are named feat:NAME
 
 def split_features(feats: str) -> dict[str, str]:
     """``Case=Nom|Number=Sing`` as {name: value}; ``_`` and an empty column as {}."""
-    if feats in ("", "_"):
+    if feats in BLANK_VALUES:
         return {}
     pairs = (pair.partition("=") for pair in feats.split("|"))
     return {name: value for name, _, value in pairs if name and value}

@@ -17,10 +17,10 @@ import numpy as np
 
 from lstmparse.core.batching import batches, length_batches
 from lstmparse.core.ensembles import TagDistribution, log_softmax_columns, mixture_log_probs
+from lstmparse.io.formats import BLANK_VALUES
 
 TAGGING_GROUP = 64  # sentences of one length tagged in one graph (more take more memory, for no speed)
 TAGGING_WORDS = 512  # and no more words than this (unless one sentence has more): a graph's memory grows with them
-BLANK = ("", "_")  # a UPOS the caller leaves to the tagger
 
 
 class GroupTagger(Protocol):
@@ -97,4 +97,4 @@ def mix_upos(
 def keep_given_upos(predicted: list[dict[str, list[str]]], upos: Sequence[Sequence[str]]) -> None:
     """Each sentence's UPOS (``predicted``, by column) becomes the caller's wherever the caller gave one."""
     for tags, given in zip(predicted, upos, strict=True):
-        tags["upos"] = [own if tag in BLANK else tag for own, tag in zip(tags["upos"], given, strict=True)]
+        tags["upos"] = [own if tag in BLANK_VALUES else tag for own, tag in zip(tags["upos"], given, strict=True)]

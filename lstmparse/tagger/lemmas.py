@@ -45,9 +45,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from lstmparse.io.formats import BLANK_VALUES
+
 ABSOLUTE = "="  # a rule that is the lemma itself
 OTHER_CASING = "other"  # a lemma none of CASINGS gives (mixed case of its own: "McDonald" from "MCDONALD")
-BLANK_LEMMAS = ("", "_")  # a lemma column left blank
 CASINGS = ("lower", "form", "title", "upper")  # tried in this order: the first that reproduces the lemma
 
 
@@ -191,7 +192,7 @@ class LemmaLookup:
         Not ``_``: a treebank's blank lemma (Uyghur leaves 4,968 training words' blank) is no word to favour.
         """
         lemmas = (lemma.lower() for by_upos in self.table.values() for lemma in by_upos.values())
-        return frozenset(lemma for lemma in lemmas if lemma not in BLANK_LEMMAS)
+        return frozenset(lemma for lemma in lemmas if lemma not in BLANK_VALUES)
 
     def to_json(self) -> dict:
         return self.table
@@ -217,7 +218,7 @@ class LemmaCasings:
         """From (form, UPOS, lemma) triples; a blank lemma says nothing of casing."""
         counts: dict[str, dict[str, int]] = {}
         for form, upos, lemma in words:
-            if lemma not in BLANK_LEMMAS:
+            if lemma not in BLANK_VALUES:
                 by_casing = counts.setdefault(f"{upos} {form_shape(form)}", {})
                 casing = lemma_casing(form, lemma)
                 by_casing[casing] = by_casing.get(casing, 0) + 1

@@ -23,7 +23,7 @@ from lstmparse.core.ensembles import TagDistribution, log_softmax_columns
 from lstmparse.core.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
 from lstmparse.core.records import ModelRecord, directory_of
 from lstmparse.core.vocab import Vocabulary
-from lstmparse.io.formats import Sentence
+from lstmparse.io.formats import BLANK_VALUES, Sentence
 from lstmparse.layers import transduce
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
@@ -39,7 +39,7 @@ from lstmparse.tagger.features import (
     joined_features,
     split_features,
 )
-from lstmparse.tagger.grouping import BLANK, keep_given_upos, mix_upos
+from lstmparse.tagger.grouping import keep_given_upos, mix_upos
 from lstmparse.tagger.lemmas import LemmaCasings, LemmaLookup, lemma_rule, preferred_lemma, training_rules
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
 from lstmparse.tagger.outputs import GroupOutputs
@@ -142,17 +142,15 @@ class Tagger:
             columns = [(t.upos, t.feats) for s in sentences for t in s.tokens]
             vocabs |= feature_vocabularies(columns)
             allowed = features_by_upos(columns)
-        lookup = None
+        lookup, casings = None, LemmaCasings({})
         if dims.lemmas:
-            rules = training_rules([(t.form, t.lemma) for s in sentences for t in s.tokens])
+            lemmatized = [(t.form, t.upos, t.lemma) for s in sentences for t in s.tokens]
+            rules = training_rules([(form, lemma) for form, _, lemma in lemmatized])
             vocabs[LEMMA] = Vocabulary.from_counts(rules)
-            lookup = LemmaLookup.from_pairs(((t.form, t.upos, t.lemma) for s in sentences for t in s.tokens), rules)
+            lookup, casings = LemmaLookup.from_pairs(lemmatized, rules), LemmaCasings.from_words(lemmatized)
         tagger = cls(vocabs, dims, lookup, allowed_features=allowed)
         tagger.companions = UposCompanions.learn((t.upos, t.xpos, t.feats) for s in sentences for t in s.tokens)
-        if dims.lemmas:
-            tagger.lemma_casings = LemmaCasings.from_words(
-                (t.form, t.upos, t.lemma) for s in sentences for t in s.tokens
-            )
+        tagger.lemma_casings = casings
         return tagger
 
     def gold_label(self, column: str, token) -> int:
@@ -307,7 +305,7 @@ class Tagger:
         words = self.vocabs["words"]
         for k, (forms, tags) in enumerate(zip(group, predicted, strict=True)):
             for j, form in enumerate(forms):
-                if upos is not None and upos[k][j] not in BLANK:
+                if upos is not None and upos[k][j] not in BLANK_VALUES:
                     continue
                 if form not in words and pictographic(form):
                     tags["upos"][j], tags["feats"][j] = "SYM", "_"

@@ -33,7 +33,7 @@ from lstmparse.core.training import (
 )
 from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import InputError
-from lstmparse.io.formats import Sentence, read_sentences
+from lstmparse.io.formats import BLANK_VALUES, Sentence, read_sentences
 from lstmparse.layers.embeddings import read_word2vec
 from lstmparse.tagger.analyses import SeenAnalyses
 from lstmparse.tagger.grouping import tag_all
@@ -49,7 +49,7 @@ def read_tagged(path: str) -> list[Sentence]:
     """Sentences whose UPOS column is filled: the tagger learns from them."""
     sentences = list(read_sentences(path))
     for sentence in sentences:
-        blank = next((i for i, t in enumerate(sentence.tokens) if t.upos in ("", "_")), None)
+        blank = next((i for i, t in enumerate(sentence.tokens) if t.upos in BLANK_VALUES), None)
         if blank is not None:
             raise InputError(sentence.path, sentence.line_of(blank), "a training word without UPOS")
     return sentences
@@ -172,12 +172,12 @@ def keep_lemma_weights_if_better(model_dir: str, dev: Sequence[Sentence], log: T
 def has_lemmas(sentences: Sequence[Sentence]) -> bool:
     """Whether the training data has a lemma column to learn (most words' LEMMA filled)."""
     words = [t for s in sentences for t in s.tokens]
-    return sum(t.lemma not in ("", "_") for t in words) > len(words) / 2
+    return sum(t.lemma not in BLANK_VALUES for t in words) > len(words) / 2
 
 
 def has_features(sentences: Sequence[Sentence]) -> bool:
     """Whether any training word has morphological features (Maltese's treebank has none)."""
-    return any(t.feats not in ("", "_") for s in sentences for t in s.tokens)
+    return any(t.feats not in BLANK_VALUES for s in sentences for t in s.tokens)
 
 
 def train_tagger(options: TaggerOptions, log: TextIO = sys.stderr) -> dict:
