@@ -24,6 +24,7 @@ from lstmparse.cli.serve import serve
 from lstmparse.cli.stacklstm import oracle
 from lstmparse.cli.train import train
 from lstmparse.cli.treelstm import rerank, sample, score
+from lstmparse.cli.vectors import vectors
 from lstmparse.errors import UnfamiliarTextWarning
 
 
@@ -90,5 +91,6 @@ for command in (
     rerank,
     score,
     sample,
+    vectors,
 ):
     main.add_command(command)

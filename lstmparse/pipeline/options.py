@@ -22,6 +22,7 @@ class PipelineOptions(RunOptions):
     taggers: int = 1  # taggers of seeds seed, seed + 1, ... whose ensemble tags (tagger/ensemble.py); 1: one tagger
     parser: StackLSTMOptions | None = None  # the parser's settings (its features should include pos)
     pretrained: str | None = None  # word2vec text file for the taggers (and the parser, if its features name it)
+    encoder: str | None = None  # the pretrained encoder the taggers read (and the parser: the recipe adds the feature)
     resume: bool = False  # reuse the parts (and jack-knifed data) already in model_dir that match this run
     choose: tuple[str, ...] = ()  # parser settings chosen from the training data (lstmparse.pipeline.recipe)
     given_parts: dict[str, str] = field(default_factory=dict)  # parts already trained: copied, not trained
@@ -34,7 +35,7 @@ class PipelineOptions(RunOptions):
             parser_given.pop("pretrained", None)  # the taggers' vectors; the parser reads them only when asked
         parser_given.setdefault("train_file", "")  # every part given: nothing to train on
         parser = StackLSTMOptions.from_command_line(parser_given | {"model_dir": ""})
-        values = common_values(given) | given_fields(given, "jackknife", "taggers", "pretrained", "resume")
+        values = common_values(given) | given_fields(given, "jackknife", "taggers", "pretrained", "resume", "encoder")
         choose = tuple(name for name in ("features", "system") if name not in given)
         parts = {
             part: str(given[f"{part}_model"])

@@ -167,24 +167,27 @@ class Recipe:
     reasons: list[str] = field(default_factory=list)
 
 
-def choose_settings(facts: TreebankFacts, given: dict, joint_upos: bool = False) -> Recipe:
+def choose_settings(facts: TreebankFacts, given: dict, joint_upos: bool = False, encoder: bool = False) -> Recipe:
     """Features and transition system for what ``given`` (the options the user named) leaves open.
 
-    A parser that predicts UPOS itself (``joint_upos``) learns gold tags, so it reads no tag column.
+    A parser that predicts UPOS itself (``joint_upos``) learns gold tags, so it reads no tag column; with a
+    pretrained ``encoder``, the parser reads its vectors too.
     """
     reasons = []
     if "features" in given:
         features = given["features"]
         reasons.append(f"features {features}: given")
     elif joint_upos:
-        features = "words,chars"
-        reasons.append("features words,chars: the parser predicts UPOS itself (--joint-upos) and reads no tags")
+        features = "words,chars,encoder" if encoder else "words,chars"
+        reasons.append(f"features {features}: the parser predicts UPOS itself (--joint-upos) and reads no tags")
     else:
         chosen = ["words", "chars"]
         if facts.upos_share > 0.5:
             chosen.insert(1, "pos")
         if facts.feats_share >= FEATS_SHARE:
             chosen.insert(chosen.index("chars"), "feats")
+        if encoder:
+            chosen.append("encoder")
         features = ",".join(chosen)
         reasons.append(
             f"features {features}: UPOS on {100 * facts.upos_share:.0f}% and FEATS on "

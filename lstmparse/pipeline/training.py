@@ -50,7 +50,7 @@ from lstmparse.pipeline.recipe import choose_settings, part_budgets, treebank_fa
 from lstmparse.stacklstm.options import StackLSTMOptions, parse_features
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tagger.ensemble import analyses_first
-from lstmparse.tagger.options import TaggerOptions
+from lstmparse.tagger.options import TaggerDimensions, TaggerOptions
 from lstmparse.tokenizer.options import TokenizerOptions
 
 TAG_FEATURES = {"pos", "feats"}  # the parser features read from tag columns, which the parser learns jack-knifed
@@ -165,7 +165,7 @@ def _chosen_parser_settings(options: PipelineOptions, record: dict, log: TextIO)
     given = {name: getattr(parser, name) for name in ("features", "system") if name not in options.choose}
     if "features" in given:
         given["features"] = ",".join(given["features"])
-    recipe = choose_settings(treebank_facts(options.train), given, parser.dims.joint_upos)
+    recipe = choose_settings(treebank_facts(options.train), given, parser.dims.joint_upos, bool(options.encoder))
     record["recipe"] = recipe.reasons
     for reason in recipe.reasons:
         print(f"recipe: {reason}", file=log)
@@ -182,6 +182,8 @@ def _part_options(
         values["epochs"] = options.epochs
     if options_class is TaggerOptions:
         values["pretrained"] = options.pretrained
+        if options.encoder:
+            values["dims"] = TaggerDimensions(encoder=options.encoder)
     return options_class(**values)
 
 

@@ -13,7 +13,7 @@ from typing import ClassVar
 from lstmparse.core.options import RunOptions, common_values, given_fields
 from lstmparse.layers import CHAR_LSTM_SIZE
 
-FEATURES = ("words", "pretrained", "pos", "feats", "chars")
+FEATURES = ("words", "pretrained", "pos", "feats", "chars", "encoder")
 DEFAULT_FEATURES = ("words", "pos", "chars")
 BY_DATA = 0  # a batch size or learning rate left to the rules below (batch_size_for, default_learning_rate)
 LARGEST_BATCH = 16  # sentences per update, parsed in lock-step, on large training sets (docs/model.md)
@@ -41,6 +41,7 @@ class StackLSTMDimensions:
     state: int = 20  # parser state p_t
     context_layers: int = 0  # bi-LSTM layers over the token vectors (0 = the papers' model)
     joint_upos: bool = False  # the context layers' output also predicts UPOS (stack/joint_tags.py; not in the papers)
+    encoder: str = ""  # with the encoder feature: the pretrained encoder's spec (layers/encoders), "": its default
 
 
 @dataclass
@@ -77,7 +78,7 @@ class StackLSTMOptions(RunOptions):
         values |= given_fields(given, "batching", "optimizer", "length_batches")
         if "features" in given:
             values["features"] = parse_features(given["features"])
-        dims = {name: given[name] for name in ("context_layers", "joint_upos") if name in given}
+        dims = {name: given[name] for name in ("context_layers", "joint_upos", "encoder") if name in given}
         if dims:
             values["dims"] = StackLSTMDimensions(**dims)
         return cls(**values)

@@ -8,7 +8,9 @@ built with (``--features``):
 - ``pretrained``: a fixed embedding read from a word2vec text file (not updated);
 - ``pos``: a learned UPOS embedding;
 - ``feats``: the sum of learned embeddings of the word's Feature=Value pairs;
-- ``chars``: a character bi-LSTM, the final forward and backward outputs.
+- ``chars``: a character bi-LSTM, the final forward and backward outputs;
+- ``encoder``: the word's vector in context from a pretrained encoder
+  (:mod:`lstmparse.layers.encoders`, fixed), as the tagger reads it.
 
 The whole sentence goes through one batched affine layer, and words of equal
 length share one batched character-LSTM run, to keep the graph small.
@@ -33,6 +35,7 @@ from lstmparse.io.formats import BLANK_VALUES, Token
 from lstmparse.layers.birnn import transduce_sentences
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
+from lstmparse.layers.encoders import DEFAULT_ENCODER, SentenceVectors, batched_rows
 from lstmparse.layers.tables import table_rows, word_table
 from lstmparse.stacklstm.options import FEATURES, StackLSTMDimensions
 
@@ -77,6 +80,10 @@ class TokenEncoder:
         if "chars" in features:
             self.char_lstm = CharacterLSTM(model, vocabs["chars"], dims.char_embedding, dims.chars, frozen is not None)
             input_dim += self.char_lstm.dim
+        self.context_vectors = None
+        if "encoder" in features:
+            self.context_vectors = SentenceVectors.shared(dims.encoder or DEFAULT_ENCODER)
+            input_dim += self.context_vectors.dim
         if input_dim == 0:
             raise ValueError("no token features selected")
         self.projection = model.add_parameters((dims.token, input_dim))
@@ -168,10 +175,19 @@ class TokenEncoder:
             parts.append(self._feats(tokens))
         if "chars" in self.features:
             parts.append(self.char_lstm.encode([t.form for t in tokens]))
+        if self.context_vectors is not None:
+            parts.append(self._context(sentences))
         x = dy.rectify(dy.affine_transform([self.projection_bias, self.projection, dy.concatenate(parts)]))
         if dropout:
             x = dy.dropout(x, dropout)  # a mask of its own for every word (batch element)
         return x
+
+    def _context(self, sentences: Sequence[Sequence[Token]]) -> dy.Expression:
+        """The encoder's vector of every word of ``sentences``, one batch element per word."""
+        assert self.context_vectors is not None
+        forms = [[t.form for t in sentence] for sentence in sentences]
+        self.context_vectors.prepare(forms)
+        return batched_rows(np.concatenate([self.context_vectors(f) for f in forms]))
 
     def _feats(self, tokens: Sequence[Token]) -> dy.Expression:
         """Each word's sum of its own Feature=Value embeddings; 'no feature' once for a word without any.

@@ -157,6 +157,8 @@ def prepare(
     )
     if pretrained_vectors is not None:
         parser.tokens.set_pretrained(pretrained_vectors)
+    if parser.tokens.context_vectors is not None:
+        parser.tokens.context_vectors.keep_for_training([s.forms for s in (*train_sentences, *dev_sentences)], log)
     parser.set_dropout(options.dropout)
     record = new_record(
         options,

@@ -38,6 +38,11 @@ class TaggerEnsemble:
     def load(cls, directory: str | Path | ModelRecord) -> TaggerEnsemble:
         return cls([Tagger.load(str(member)) for member in member_directories(directory)])
 
+    def prepare(self, forms: Sequence[Sequence[str]]) -> None:
+        """The members' encoder vectors of sentences about to be tagged (:meth:`Tagger.prepare`)."""
+        for member in self.members:
+            member.prepare(forms)
+
     def predict(
         self,
         group: Sequence[Sequence[str]],

@@ -26,6 +26,8 @@ TAGGING_WORDS = 512  # and no more words than this (unless one sentence has more
 class GroupTagger(Protocol):
     """What tags a length group: a :class:`~lstmparse.tagger.model.Tagger`, or an ensemble of them."""
 
+    def prepare(self, forms: Sequence[Sequence[str]]) -> None: ...
+
     def predict(
         self,
         group: Sequence[Sequence[str]],
@@ -62,6 +64,7 @@ def tag_all(
     distribution for a sentence (or None), averaged with the tagger's (:func:`mix_upos`).
     """
     results: list = [None] * len(forms)
+    tagger.prepare(forms)  # the encoder's vectors in batches of all lengths, not one per length group
     for group in length_groups(forms, len, TAGGING_GROUP, TAGGING_WORDS):
         dy.renew_cg()
         given = [upos[i] for i in group] if upos is not None else None

@@ -101,7 +101,7 @@ class Tagger:
             shape = (len(vocabs["pretrained"]), dims.pretrained)
             self.pretrained_embeddings = word_table(model, "pretrained", shape, frozen)
             input_dim += dims.pretrained
-        self.context_vectors = SentenceVectors(dims.encoder) if dims.encoder else None
+        self.context_vectors = SentenceVectors.shared(dims.encoder) if dims.encoder else None
         if self.context_vectors is not None:
             input_dim += self.context_vectors.dim
         self.birnn = dy.BiRNNBuilder(dims.layers, input_dim, dims.hidden, model, vanilla_lstm(fused))
@@ -237,6 +237,12 @@ class Tagger:
         if self.dims.lemmas and self.dims.lemma_feats:
             parts.append(self._predicted_feats(hidden))
         return hidden, dy.concatenate(parts)
+
+    def prepare(self, forms: Sequence[Sequence[str]]) -> None:
+        """Compute the encoder's vectors of sentences about to be tagged, in batches of any length (no encoder: no
+        work)."""
+        if self.context_vectors is not None:
+            self.context_vectors.prepare(forms)
 
     def _context_vectors(self, group: Sequence[Sequence[str]]) -> list[dy.Expression] | None:
         """The encoder's vector of each word of a length group, one batched input per position (None: no encoder)."""

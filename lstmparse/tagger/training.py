@@ -35,7 +35,6 @@ from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import InputError
 from lstmparse.io.formats import BLANK_VALUES, Sentence, read_sentences
 from lstmparse.layers.embeddings import read_word2vec
-from lstmparse.layers.encoders import SentenceVectors
 from lstmparse.tagger.analyses import SeenAnalyses
 from lstmparse.tagger.grouping import tag_all
 from lstmparse.tagger.model import KNOWN_LEMMA_WEIGHT, LEMMA_CASING_WEIGHT, SEEN_ANALYSES, Tagger
@@ -199,7 +198,7 @@ def train_tagger(options: TaggerOptions, log: TextIO = sys.stderr) -> dict:
         tagger = Tagger.from_sentences(train, dims)
     record = new_record(options, pretrained=options.pretrained)
     if tagger.context_vectors is not None:
-        encode_once(tagger.context_vectors, [*train, *dev], log)
+        tagger.context_vectors.keep_for_training([s.forms for s in (*train, *dev)], log)
     print(
         f"training a tagger on {len(train)} sentences, {sum(len(s) for s in train)} words "
         f"({len(tagger.vocabs['words'])} distinct), "
@@ -214,15 +213,6 @@ def train_tagger(options: TaggerOptions, log: TextIO = sys.stderr) -> dict:
     if dev and dims.lemmas:
         record |= keep_lemma_weights_if_better(options.model_dir, dev, log)
     return record
-
-
-def encode_once(vectors: SentenceVectors, sentences: Sequence[Sentence], log: TextIO) -> None:
-    """The encoder's vectors of every training and dev sentence, computed before the first epoch and kept."""
-    began = time.time()
-    vectors.limit = None
-    vectors.prepare([s.forms for s in sentences])
-    words = sum(len(s) for s in sentences)
-    print(f"encoder {vectors.spec}: {words} words in {time.time() - began:.0f} s", file=log)
 
 
 class TaggerTraining(TrainingHooks):

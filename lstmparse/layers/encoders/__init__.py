@@ -13,13 +13,16 @@ vocabulary of 250,000 pieces, about 100 languages) from the weight file the
 its pieces, of the mean of the hidden states of the chosen layers (``e5:6-9``:
 layers 6 to 9; layer 0 is the embedding layer's output): the layers, not only the
 last, are a choice made on dev, since syntax is read best from the middle ones.
+``e5-static`` embeds each word alone: one vector per word form, as a table of word
+vectors has, but for every word (:class:`StaticE5WordEncoder`).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Protocol
+from typing import Protocol, TextIO
 
 import numpy as np
 
@@ -27,7 +30,7 @@ from lstmparse.errors import ConfigurationError
 
 PASSAGE = "passage:"  # E5's prefix for text that is not a query, put before each sentence
 BATCH_PIECES = 4096  # pieces per forward batch
-DEFAULT_LAYERS = "e5:6-9"
+DEFAULT_ENCODER = "e5:6-9"
 KEPT_WHEN_PARSING = 4096  # sentences whose vectors a parsing model keeps
 
 
@@ -45,6 +48,8 @@ class WordEncoder(Protocol):
 class E5WordEncoder:
     """multilingual-e5-small's states, averaged over a word's pieces and the chosen layers."""
 
+    name = "e5"
+
     def __init__(self, layers: Sequence[int], path: str | None = None) -> None:
         from lstmparse.layers.encoders.e5_file import E5File, packaged_weights
         from lstmparse.layers.encoders.pieces import UnigramPieces
@@ -54,7 +59,7 @@ class E5WordEncoder:
         self.layers = tuple(sorted(set(layers)))
         if not self.layers or not 0 <= self.layers[0] <= self.layers[-1] <= weights.sizes.layers:
             raise ConfigurationError(f"e5 layers are 0 to {weights.sizes.layers}, not {list(layers)}")
-        self.spec = "e5:" + layer_range(self.layers)
+        self.spec = f"{self.name}:{layer_range(self.layers)}"
         self.dim = weights.sizes.hidden
         vocabulary = weights.vocabulary
         control = frozenset({vocabulary.begin, vocabulary.end, vocabulary.padding})
@@ -72,7 +77,7 @@ class E5WordEncoder:
             pieces = [self.pieces.word_pieces(word) for word in words]
             windows.extend((index, window) for window in self.windows(pieces))
         order = sorted(range(len(windows)), key=lambda w: sum(map(len, windows[w][1])))
-        pooled: list[np.ndarray | None] = [None] * len(windows)
+        pooled: dict[int, np.ndarray] = {}
         for batch in batches(order, lambda w: sum(map(len, windows[w][1])), BATCH_PIECES):
             sequences = [
                 [self.begin, *self.prefix, *(p for word in windows[w][1] for p in word), self.end] for w in batch
@@ -80,8 +85,8 @@ class E5WordEncoder:
             for w, states in zip(batch, self.transformer.states(sequences, self.layers), strict=True):
                 pooled[w] = self.pool(states.mean(axis=0), windows[w][1])
         vectors: list[list[np.ndarray]] = [[] for _ in sentences]
-        for (index, _), array in zip(windows, pooled, strict=True):
-            vectors[index].append(array)
+        for w, (index, _) in enumerate(windows):
+            vectors[index].append(pooled[w])
         return [np.concatenate(parts) if parts else np.zeros((0, self.dim), np.float32) for parts in vectors]
 
     def windows(self, pieces: list[tuple[int, ...]]) -> list[list[tuple[int, ...]]]:
@@ -104,6 +109,20 @@ class E5WordEncoder:
         ends = start + np.cumsum([len(word) for word in words])
         sums = np.add.reduceat(states, np.concatenate([[start], ends[:-1]]), axis=0) if words else states[:0]
         return (sums / np.array([len(word) for word in words], np.float32)[:, None]).astype(np.float32)
+
+
+class StaticE5WordEncoder(E5WordEncoder):
+    """Each word embedded alone, as ``passage: WORD``: a word has one vector whatever its sentence, as in a table of
+    word vectors (``lstmparse vectors`` writes one), but computed for any word, unseen ones too."""
+
+    name = "e5-static"
+
+    def word_vectors(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        words = list(dict.fromkeys(word for forms in sentences for word in forms))
+        vectors = dict(zip(words, (v[0] for v in super().word_vectors([[word] for word in words])), strict=True))
+        return [
+            np.array([vectors[word] for word in forms], np.float32).reshape(len(forms), self.dim) for forms in sentences
+        ]
 
 
 def batches(order: list[int], size: Callable[[int], int], budget: int) -> list[list[int]]:
@@ -139,7 +158,8 @@ def parse_layers(text: str) -> tuple[int, ...]:
 
 
 ENCODERS: dict[str, Callable[[str], WordEncoder]] = {
-    "e5": lambda layers: E5WordEncoder(parse_layers(layers or DEFAULT_LAYERS.partition(":")[2])),
+    "e5": lambda layers: E5WordEncoder(parse_layers(layers or DEFAULT_ENCODER.partition(":")[2])),
+    "e5-static": lambda layers: StaticE5WordEncoder(parse_layers(layers or DEFAULT_ENCODER.partition(":")[2])),
 }
 
 
@@ -177,12 +197,36 @@ class SentenceVectors:
         while self.limit is not None and len(self.kept) > max(self.limit, len(missing)):
             del self.kept[next(iter(self.kept))]  # the oldest first
 
+    @staticmethod
+    @lru_cache(maxsize=4)
+    def shared(spec: str) -> SentenceVectors:
+        """The process's one instance for ``spec``: the models of a pipeline or an ensemble (and the parts a
+        pipeline trains) read the same vectors, computed once."""
+        return SentenceVectors(spec)
+
+    def keep_for_training(self, sentences: Sequence[Sequence[str]], log: TextIO) -> None:
+        """Compute every training and dev sentence's vectors before the first epoch, and keep them all."""
+        began = time.time()
+        self.limit = None
+        self.prepare(sentences)
+        words = sum(len(forms) for forms in sentences)
+        print(f"encoder {self.spec}: {words} words in {time.time() - began:.0f} s", file=log)
+
     def __call__(self, forms: Sequence[str]) -> np.ndarray:
         """The sentence's vectors (words, ``dim``), float32 values of the kept float16 ones."""
         key = tuple(forms)
         if key not in self.kept:
             self.prepare([key])
         return self.kept[key].astype(np.float32)
+
+
+def batched_rows(vectors: np.ndarray):  # noqa: ANN201 - a DyNet expression
+    """Word vectors (words, dim) as one DyNet input batched over the words."""
+    import dynet as dy
+
+    if len(vectors) == 1:  # DyNet refuses a batch of one
+        return dy.inputTensor(vectors[0].astype(np.float64))
+    return dy.inputTensor(np.ascontiguousarray(vectors.T, dtype=np.float64), batched=True)
 
 
 def batched_columns(sentences: Sequence[np.ndarray]) -> list:

@@ -85,7 +85,7 @@ class Reader:
         size = struct.calcsize(fmt)
         if self.at + size > len(self.data):
             raise ModelError(f"{self.path}: truncated at byte {self.at}")
-        values = struct.unpack_from(fmt, self.data, self.at)
+        values = struct.unpack_from(fmt, self.data.data, self.at)
         self.at += size
         return values
 

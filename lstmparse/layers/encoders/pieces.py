@@ -16,6 +16,8 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
+import numpy as np
+
 METASPACE = "\u2581"
 SPACES = re.compile(" {2,}")
 UNKNOWN_PENALTY = 10.0  # an unknown character scores this much below the least likely piece
@@ -28,7 +30,7 @@ class UnigramPieces:
     def __init__(
         self,
         pieces: Sequence[str],
-        scores: Sequence[float],
+        scores: Sequence[float] | np.ndarray,
         normalization: Mapping[str, str],
         unknown: int,
         control: frozenset[int] = frozenset(),
