@@ -93,7 +93,7 @@ def main() -> None:
 
 def model_files(parts) -> set[Path]:
     """The files of a pipeline's parts, an ensemble part's members' included (the manifests name them)."""
-    from lstmparse.app.catalog import component_directories
+    from lstmparse.pipeline.manifest import component_directories
 
     directories = {*parts, *(member for part in parts for member in component_directories(part))}
     return {f for directory in directories for f in Path(directory).iterdir() if f.is_file()}

@@ -14,13 +14,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
-from lstmparse.core.ensembles import member_directories
 from lstmparse.core.families import BY_ARCH
 from lstmparse.core.model_io import CARD, CONFIG, model_arch, model_search_path, pipelines_of_language
 from lstmparse.errors import ConfigurationError, ModelError
-from lstmparse.pipeline.manifest import ARCH as PIPELINE_ARCH
-from lstmparse.pipeline.manifest import part_directories
+from lstmparse.pipeline.manifest import component_directories
 
 
 def search_path() -> list[Path]:
@@ -177,19 +174,6 @@ def model_language(model: str | Path) -> str | None:
     except ModelError:
         return None
     return _read_card(directory).get("language") or None
-
-
-def component_directories(directory: str | Path) -> list[Path]:
-    """The directories whose parameters a model reads: a pipeline's parts, an ensemble's members, else its own.
-
-    A broken manifest raises :class:`ModelError` (the manifest readers' message).
-    """
-    arch = model_arch(directory)
-    if arch == PIPELINE_ARCH:  # a part may itself be an ensemble
-        return [found for part in part_directories(directory).values() for found in component_directories(part)]
-    if arch in ENSEMBLE_ARCHS:
-        return member_directories(directory)
-    return [Path(directory)]
 
 
 def _size_mb(directory: Path) -> float:

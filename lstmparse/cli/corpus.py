@@ -150,8 +150,8 @@ def _check_request(
 
 def _check_model_files(model) -> None:
     """Read every file of the model (configuration and parameters, without DyNet): damage is one error here."""
-    from lstmparse.app.catalog import component_directories
     from lstmparse.core.model_io import load_directory
+    from lstmparse.pipeline.manifest import component_directories
 
     for directory in component_directories(model):
         load_directory(directory)

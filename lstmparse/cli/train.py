@@ -334,6 +334,20 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     help="taggers to train (seeds --seed, --seed + 1, ...); from 2 on, their ensemble tags (more accurate, "
     f"slower: models/README.md) [default: {default_of(PipelineOptions, 'taggers')}]",
 )
+@family_option(
+    "--joint-member",
+    is_flag=True,
+    families=PIPELINE,
+    help="also train a joint-UPOS parser (words and characters, one context bi-LSTM); the two parsers' ensemble "
+    "parses, and UPOS is the likeliest under the mean of the tagger's and the joint parser's probabilities",
+)
+@family_option(
+    "--cores",
+    type=click.IntRange(min=1),
+    families=PIPELINE,
+    help="parts trained at once (as the farm trains them): --max-minutes is wall time on that many cores "
+    f"[default: {default_of(PipelineOptions, 'cores')}]",
+)
 @clean_errors
 def train(**given) -> None:
     """Train a model (the stack-LSTM parser, or another --arch); the best model on dev is kept in MODEL_DIR."""
@@ -358,9 +372,13 @@ def train(**given) -> None:
     except KeyboardInterrupt:
         click.echo(f"lstmparse: interrupted; {_how_to_continue(arch)}", err=True)
         sys.exit(130)
-    if given["half_precision"]:
+    if given["half_precision"] and arch not in PIPELINE:  # a pipeline halves itself before its choices on dev
         _store_half_precision(options.model_dir)
         data_notes.append("parameters stored as float16 after training (the dev figures are of float32)")
+    elif given["half_precision"]:
+        data_notes.append(
+            "parameters stored as float16 before the beam was chosen on dev (the parts' own dev figures are of float32)"
+        )
     card = training_card(arch, options.train, record, treebank, given["language"], data_notes)
     card["training"] = {"command": "lstmparse " + " ".join(sys.argv[1:]), "minutes": (time.time() - started) / 60}
     write_card(options.model_dir, card)
@@ -369,8 +387,8 @@ def train(**given) -> None:
 
 def _store_half_precision(model_dir: str) -> None:
     """Every parameter file the model reads (a pipeline's parts, an ensemble's members) rewritten as float16."""
-    from lstmparse.app.catalog import component_directories
     from lstmparse.core.model_io import store_half_precision
+    from lstmparse.pipeline.manifest import component_directories
 
     for directory in component_directories(model_dir):
         store_half_precision(directory)

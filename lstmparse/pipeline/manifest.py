@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE, TAGGER_ENSEMBLE
-from lstmparse.core.model_io import CONFIG, DEFAULT_MODEL, read_manifest
+from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
+from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE, TAGGER_ENSEMBLE, member_directories
+from lstmparse.core.model_io import CONFIG, DEFAULT_MODEL, model_arch, read_manifest
 from lstmparse.core.records import ModelRecord, directory_of
 from lstmparse.errors import ModelError
 
@@ -20,6 +21,8 @@ PART_ARCHS = {
 }
 
 TAGGERS_DIRECTORY = "tagger_ensemble"  # a pipeline trained with --taggers N keeps its taggers' ensemble here
+JOINT_PARSER = "parser_joint"  # a pipeline trained with --joint-member keeps its joint-UPOS parser here
+PARSERS_DIRECTORY = "parser_ensemble"  # and the ensemble of its two parsers here
 
 
 def tagger_member(k: int) -> str:
@@ -41,6 +44,19 @@ def part_directories(source: str | Path | ModelRecord) -> dict[str, Path]:
     if unknown:
         raise ModelError(f"{path / CONFIG}: unknown parts {sorted(unknown)}; a pipeline has {', '.join(PARTS)}")
     return {name: (path / directory).resolve() for name, directory in parts.items()}
+
+
+def component_directories(directory: str | Path) -> list[Path]:
+    """The directories whose parameters a model reads: a pipeline's parts, an ensemble's members, else its own.
+
+    A broken manifest raises :class:`ModelError` (the manifest readers' message).
+    """
+    arch = model_arch(directory)
+    if arch == ARCH:  # a part may itself be an ensemble
+        return [found for part in part_directories(directory).values() for found in component_directories(part)]
+    if arch in ENSEMBLE_ARCHS:
+        return member_directories(directory)
+    return [Path(directory)]
 
 
 def decoding_beam(source: str | Path | ModelRecord) -> int:

@@ -12,8 +12,9 @@ a UD treebank the same way, here, free of DyNet:
   system is arc-swap where any training tree is non-projective (arc-standard
   cannot build them, and drops them), arc-standard otherwise;
 - **the budget**: ``--max-minutes`` is the whole pipeline's, cut into the parts'
-  by :data:`BUDGET_SHARES` (the fold taggers share theirs); the farm, which trains
-  the parts in parallel, gives each part the same minutes.
+  by :data:`BUDGET_SHARES` (the fold taggers share theirs); with ``--cores`` the
+  parts are trained that many at once (the farm does), so the minutes of wall time
+  buy that many times the CPU-minutes (:func:`part_budgets`).
 
 The choices and their reasons go into the model's ``card.json``.
 """
@@ -208,16 +209,23 @@ def choose_settings(facts: TreebankFacts, given: dict, joint_upos: bool = False,
     return Recipe(features, system, reasons)
 
 
-def part_budgets(total_minutes: float | None, folds: int, taggers: int = 1) -> dict[str, float | None]:
+def part_budgets(
+    total_minutes: float | None, folds: int, taggers: int = 1, parsers: int = 1, cores: int = 1
+) -> dict[str, float | None]:
     """Each part's minutes of a pipeline budget (``fold`` is one fold tagger's, ``tagger`` one of the ``taggers``
-    members'); all None without a budget.
+    members', ``parser`` one of the ``parsers``'); all None without a budget.
 
-    Each member of a tagger ensemble takes the tagger's share, and the shares are
-    scaled down together so that they still add up to the whole budget.
+    The budget is ``total_minutes`` of wall time on ``cores`` cores (the farm trains
+    independent parts at once), so ``total_minutes × cores`` CPU-minutes, shared by
+    :data:`BUDGET_SHARES`: each tagger and each parser takes its part's share, and
+    the shares are scaled together so that they add up to the whole.  One tagger, one
+    parser and one core give the shares themselves.
     """
     if total_minutes is None:
         return {"tokenizer": None, "tagger": None, "fold": None, "parser": None}
-    scale = total_minutes / (1.0 + (taggers - 1) * BUDGET_SHARES["tagger"])
+    weights = BUDGET_SHARES["tokenizer"] + BUDGET_SHARES["folds"]
+    weights += taggers * BUDGET_SHARES["tagger"] + parsers * BUDGET_SHARES["parser"]
+    scale = total_minutes * cores / weights
     return {
         "tokenizer": scale * BUDGET_SHARES["tokenizer"],
         "tagger": scale * BUDGET_SHARES["tagger"],

@@ -30,7 +30,7 @@ from typing import TextIO
 from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
 from lstmparse.core.ensembles import member_directories, write_ensemble
 from lstmparse.core.families import family
-from lstmparse.core.model_io import CARD, CONFIG, atomic_write, model_arch
+from lstmparse.core.model_io import CARD, CONFIG, atomic_write, model_arch, store_half_precision
 from lstmparse.core.options import RunOptions
 from lstmparse.core.records import read_record, training_ended
 from lstmparse.errors import ConfigurationError, ModelError
@@ -44,7 +44,14 @@ from lstmparse.pipeline.folds import (
     write_fold_training_file,
     write_sentences,
 )
-from lstmparse.pipeline.manifest import ARCH, TAGGERS_DIRECTORY, tagger_member
+from lstmparse.pipeline.manifest import (
+    ARCH,
+    JOINT_PARSER,
+    PARSERS_DIRECTORY,
+    TAGGERS_DIRECTORY,
+    component_directories,
+    tagger_member,
+)
 from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.pipeline.recipe import choose_settings, part_budgets, treebank_facts
 from lstmparse.stacklstm.options import StackLSTMOptions, parse_features
@@ -64,7 +71,7 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     directory = Path(options.model_dir)
     directory.mkdir(parents=True, exist_ok=True)
     record: dict = {"train": options.train, "dev": options.dev, "jackknife": options.jackknife, "parts": {}}
-    budgets = part_budgets(options.max_minutes, options.jackknife, options.taggers)
+    budgets = budgets_of(options)
     if options.max_minutes is not None:
         record["budget_minutes"] = {part: round(minutes, 2) for part, minutes in budgets.items() if minutes is not None}
     for name, source in options.given_parts.items():
@@ -76,7 +83,7 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
             record["parts"]["tagger"] = _trained_taggers(options, log)
         if "tokenizer" not in options.given_parts:
             record["parts"]["tokenizer"] = _trained("tokenizer", TokenizerOptions, options, log)
-        return _write_manifest(directory, record, started, _decoding(options, log))
+        return _finished(directory, record, started, options, log)
     parser_settings = _chosen_parser_settings(options, record, log)
     if "tagger" not in options.given_parts:
         record["parts"]["tagger"] = _trained_taggers(options, log)
@@ -99,9 +106,18 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
         parser_options.epochs = options.epochs
     parser_options.max_minutes = budgets["parser"]
     record["parts"]["parser"] = _train_or_reuse("parser", "stacklstm", parser_options, options.resume, log)
+    if options.joint_member:
+        joint = joint_parser_options(parser_options, options)
+        record["parts"][JOINT_PARSER] = _train_or_reuse(JOINT_PARSER, "stacklstm", joint, options.resume, log)
     if "tokenizer" not in options.given_parts:
         record["parts"]["tokenizer"] = _trained("tokenizer", TokenizerOptions, options, log)
-    return _write_manifest(directory, record, started, _decoding(options, log))
+    return _finished(directory, record, started, options, log)
+
+
+def budgets_of(options: PipelineOptions) -> dict[str, float | None]:
+    """The parts' minutes of the pipeline's budget (:func:`~lstmparse.pipeline.recipe.part_budgets`)."""
+    parsers = 2 if options.joint_member else 1
+    return part_budgets(options.max_minutes, options.jackknife, options.taggers, parsers, options.cores)
 
 
 def pipeline_tagger(model_dir: str | Path) -> str:
@@ -109,15 +125,46 @@ def pipeline_tagger(model_dir: str | Path) -> str:
     return TAGGERS_DIRECTORY if (Path(model_dir) / TAGGERS_DIRECTORY / CONFIG).is_file() else "tagger"
 
 
-def _decoding(options: PipelineOptions, log: TextIO) -> dict | None:
-    """The parser's beam chosen on dev (:mod:`lstmparse.pipeline.decoding`); none without a dev set."""
-    return choose_beam(options.model_dir, options.dev, log) if options.dev else None
+def joint_parser_options(parser: StackLSTMOptions, options: PipelineOptions) -> StackLSTMOptions:
+    """The joint-UPOS member's options: the tag-reading parser's transition system, data and budget, reading words
+    and characters (and the encoder where the pipeline has one) through one context bi-LSTM that also predicts UPOS.
+
+    In the pipeline the two parsers' ensemble parses, and UPOS is the likeliest under
+    the mean of the tagger's and the joint parser's probabilities (``Pipeline.tag``).
+    """
+    features = ["words", "chars", *(["encoder"] if options.encoder else [])]
+    dims = dataclasses.replace(parser.dims, context_layers=1, joint_upos=True, encoder=options.encoder or "")
+    return dataclasses.replace(
+        parser,
+        train=options.train,
+        dev=options.dev,
+        model_dir=str(Path(options.model_dir) / JOINT_PARSER),
+        features=features,
+        dims=dims,
+    )
+
+
+def _finished(directory: Path, record: dict, started: float, options: PipelineOptions, log: TextIO) -> dict:
+    """The manifest written; the parameters halved if asked; the beam chosen on dev with the pipeline as it ships
+    (its ensembles, at its precision), and the manifest written again with it."""
+    if options.joint_member:
+        write_ensemble([directory / "parser", directory / JOINT_PARSER], directory / PARSERS_DIRECTORY)
+    else:
+        shutil.rmtree(directory / PARSERS_DIRECTORY, ignore_errors=True)  # an earlier run's, with a joint member
+    _write_manifest(directory, record, started, None)
+    if options.half_precision:
+        for component in component_directories(directory):
+            store_half_precision(component)
+        record["half_precision"] = True
+    decoding = choose_beam(directory, options.dev, log) if options.dev else None
+    return _write_manifest(directory, record, started, decoding)
 
 
 def _write_manifest(directory: Path, record: dict, started: float, decoding: dict | None) -> dict:
     """The pipeline's manifest, naming its parts in their places under ``directory`` (and the parser's beam chosen
     on dev); the record, timed."""
-    parts = {"tokenizer": "tokenizer", "tagger": pipeline_tagger(directory), "parser": "parser"}
+    parser = PARSERS_DIRECTORY if (directory / PARSERS_DIRECTORY / CONFIG).is_file() else "parser"
+    parts = {"tokenizer": "tokenizer", "tagger": pipeline_tagger(directory), "parser": parser}
     manifest = {"arch": ARCH, "parts": parts, "training": record}
     if decoding is not None:
         manifest["decoding"] = {"beam": decoding["beam"]}
@@ -177,7 +224,7 @@ def _part_options(
 ) -> RunOptions:
     """A part's options: the pipeline's data and seed, and ``budget``'s share of its minutes (tagger, fold, ...)."""
     values: dict[str, object] = {"train": train, "dev": options.dev, "model_dir": str(model_dir), "seed": options.seed}
-    values["max_minutes"] = part_budgets(options.max_minutes, options.jackknife, options.taggers)[budget]
+    values["max_minutes"] = budgets_of(options)[budget]
     if options.epochs:
         values["epochs"] = options.epochs
     if options_class is TaggerOptions:

@@ -102,7 +102,7 @@ class Job:
     treebank: str
     setting: str
     seed: int
-    step: str  # train, tagger, tagger-K, tokenizer, folds, fold-K, pipeline, evaluate, udpipe
+    step: str  # train, tagger, tagger-K, tokenizer, folds, fold-K, parser-joint, pipeline, evaluate, udpipe
     commands: tuple[tuple[str, tuple[str, ...]], ...] = ()
     call: tuple[str, tuple] | None = None
     inputs: tuple[str | None, ...] = ()  # a reference job's train, dev and test files
@@ -286,15 +286,17 @@ def _train_command(arch: str, train: str, dev: str | None, model_dir: str, seed:
 def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFiles, model_dir: str) -> list[Job]:
     """A pipeline's parts as jobs, trained into the places ``train --arch pipeline --resume`` reuses them from."""
     from lstmparse.pipeline.folds import fold_tagger_directory, fold_training_file
-    from lstmparse.pipeline.manifest import tagger_member
+    from lstmparse.pipeline.manifest import JOINT_PARSER, tagger_member
     from lstmparse.pipeline.recipe import part_budgets
 
     options = dict(setting.options)
     folds = int(str(options.get("jackknife", 4)))
     part_options = {key: options[key] for key in ("epochs",) if key in options}
-    tagger_options = part_options | {key: options[key] for key in ("pretrained",) if key in options}
+    tagger_options = part_options | {key: options[key] for key in ("pretrained", "encoder") if key in options}
     taggers = int(str(options.get("taggers", 1)))
-    budget = part_budgets(setting.budget_minutes, folds, taggers)  # the pipeline trainer's own cut of the budget
+    parsers = 2 if options.get("joint_member") else 1
+    cores = int(str(options.get("cores", 1)))
+    budget = part_budgets(setting.budget_minutes, folds, taggers, parsers, cores)  # the pipeline trainer's own cut
     seed = base["seed"]
 
     def part_job(
@@ -332,6 +334,9 @@ def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFil
         train = str(fold_training_file(model_dir, k))
         directory = str(fold_tagger_directory(model_dir, k))
         jobs.append(part_job(f"fold-{k}", "tagger", train, directory, tagger_options, (split.id,)))
+    if options.get("joint_member"):  # trained here in the place the pipeline reuses it from, as it would train it
+        joint = joint_parser_arguments(options, files.train)
+        jobs.append(part_job("parser-joint", "stacklstm", files.train, f"{model_dir}/{JOINT_PARSER}", joint))
     command = _train_command("pipeline", files.train, files.dev, model_dir, seed, setting.budget_minutes)
     command += [*option_arguments(options), "--resume"]
     jobs.append(
@@ -347,6 +352,19 @@ def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFil
         )
     )
     return jobs
+
+
+def joint_parser_arguments(options: dict, train: str) -> dict[str, object]:
+    """The options ``train --arch pipeline --joint-member`` trains its joint-UPOS parser with
+    (:func:`lstmparse.pipeline.training.joint_parser_options`): the transition system chosen from the data as the
+    tag-reading parser's is (or given), words and characters (and the encoder), one context layer."""
+    from lstmparse.pipeline.recipe import choose_settings, treebank_facts
+
+    system = options.get("system") or choose_settings(treebank_facts(train), {"features": "words,chars"}).system
+    features = "words,chars,encoder" if options.get("encoder") else "words,chars"
+    joint: dict[str, object] = {"features": features, "system": system, "context_layers": 1, "joint_upos": True}
+    joint |= {key: options[key] for key in ("epochs", "encoder") if key in options}
+    return joint
 
 
 def _reads_tags(options: dict) -> bool:
