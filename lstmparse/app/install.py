@@ -34,9 +34,10 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
+from lstmparse.app.catalog import model_info, resolve_model
 from lstmparse.core.model_io import CONFIG, atomic_write
 from lstmparse.errors import ConfigurationError, ModelError
-from lstmparse.pipeline.manifest import component_directories, model_info, resolve_model
+from lstmparse.pipeline.manifest import component_directories
 
 MANIFEST = "manifest.json"
 CATALOGUE_ENV = "LSTMPARSE_CATALOGUE"
