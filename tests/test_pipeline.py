@@ -24,6 +24,8 @@ def pipeline(small_treebank, tmp_path_factory) -> tuple[Path, subprocess.Complet
         "train",
         "--arch",
         "pipeline",
+        "--recipe",
+        "none",  # the pipeline step alone, in this process: the recipe's build is tested in test_recipe.py
         "--train",
         small_treebank["train"],
         "--dev",
@@ -140,7 +142,8 @@ def test_bad_bytes_in_raw_text_name_the_line(pipeline, tmp_path):
 
 def test_training_into_a_pipeline_directory_needs_resume_and_then_reuses_parts(pipeline, small_treebank):
     model, _ = pipeline
-    common = ["train", "--arch", "pipeline", "--train", small_treebank["train"], "--dev", small_treebank["dev"]]
+    common = ["train", "--arch", "pipeline", "--recipe", "none", "--train", small_treebank["train"]]
+    common += ["--dev", small_treebank["dev"]]
     common += ["--model-dir", model, "--epochs", "1", "--jackknife", "2", "--features", "words,pos"]
     refused = lstmparse(*common)
     assert_one_error_line(refused, "already holds a model")
@@ -156,7 +159,8 @@ def test_a_part_interrupted_half_way_continues_on_resume_instead_of_being_reused
     from lstmparse.core.records import TRAINED
 
     model = tmp_path / "m"
-    common = ["train", "--arch", "pipeline", "--train", small_treebank["train"], "--dev", small_treebank["dev"]]
+    common = ["train", "--arch", "pipeline", "--recipe", "none", "--train", small_treebank["train"]]
+    common += ["--dev", small_treebank["dev"]]
     common += ["--model-dir", model, "--jackknife", "2", "--features", "words,pos", "--system", "arc-hybrid"]
     assert lstmparse(*common, "--epochs", "1").returncode == 0
     (model / "parser" / TRAINED).unlink()  # as if interrupted after its first epoch
@@ -245,7 +249,7 @@ def test_a_pipeline_from_parts_trained_before_parses_as_the_parts_do(tmp_path):
         "--tokenizer",
         models / "en_ewt_pipeline",
     ]
-    result = run_cli("train", "--arch", "pipeline", *parts, "--model-dir", tmp_path / "p")
+    result = run_cli("train", "--arch", "pipeline", "--recipe", "none", *parts, "--model-dir", tmp_path / "p")
     assert result.returncode == 0, result.stderr
     assert (
         "parser: " in result.stderr and "(given, not trained)" in result.stderr and "training into" not in result.stderr
@@ -258,7 +262,7 @@ def test_a_pipeline_from_parts_trained_before_parses_as_the_parts_do(tmp_path):
     )  # fmt: skip
     assert ours.returncode == 0 and ours.stdout == theirs.stdout and ours.stdout.count("\troot\t") == 2
     wrong_parts = [*parts[2:], "--parser", models / "en_ewt_pipeline" / "tagger"]
-    wrong = run_cli("train", "--arch", "pipeline", *wrong_parts, "--model-dir", tmp_path / "q")
+    wrong = run_cli("train", "--arch", "pipeline", "--recipe", "none", *wrong_parts, "--model-dir", tmp_path / "q")
     assert_one_error_line(wrong, "--parser", "a tagger model, not a parser")
 
 
@@ -267,7 +271,8 @@ def test_several_taggers_train_on_their_own_seeds_and_tag_as_their_ensemble(smal
     from lstmparse.tagger.api import POSTagger
 
     model = tmp_path / "m"
-    common = ["train", "--arch", "pipeline", "--train", small_treebank["train"], "--dev", small_treebank["dev"]]
+    common = ["train", "--arch", "pipeline", "--recipe", "none", "--train", small_treebank["train"]]
+    common += ["--dev", small_treebank["dev"]]
     common += ["--model-dir", model, "--epochs", "1", "--jackknife", "2", "--features", "words,pos"]
     result = lstmparse(*common, "--system", "arc-hybrid", "--taggers", "2", "--seed", "3")
     assert result.returncode == 0, result.stderr
@@ -303,8 +308,8 @@ def test_a_parser_that_reads_no_tags_trains_on_the_gold_treebank_without_folds(
 ):
     model = tmp_path / "m"
     result = lstmparse(
-        "train", "--arch", "pipeline", "--train", small_treebank["train"], "--dev", small_treebank["dev"],
-        "--model-dir", model, "--epochs", "1", "--system", "arc-hybrid", *parser_options,
+        "train", "--arch", "pipeline", "--recipe", "none", "--train", small_treebank["train"],
+        "--dev", small_treebank["dev"], "--model-dir", model, "--epochs", "1", "--system", "arc-hybrid", *parser_options,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "no jack-knife folds" in result.stderr and "jack-knife fold 1" not in result.stderr

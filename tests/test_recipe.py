@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from conftest import DATA, first_sentences, run_cli
 
+from lstmparse.app.recipes import default_recipe
 from lstmparse.errors import ConfigurationError
 from lstmparse.io.formats import read_sentences
 from lstmparse.pipeline.recipe import (
@@ -129,7 +130,9 @@ def test_one_command_trains_a_language_from_its_folder_and_writes_its_card(tmp_p
     )
     assert "parser: dev LAS" in card["figures"] and card["training"]["command"].startswith("lstmparse train")
     config = json.loads((model / "config.json").read_text(encoding="utf-8"))
-    assert config["training"]["budget_minutes"]["parser"] == pytest.approx(1.1)
+    recipe = default_recipe().options  # three taggers and two parsers, 2 minutes of wall time on two cores
+    budgets = part_budgets(2, 2, int(recipe["taggers"]), 2 if recipe["joint_member"] else 1, int(recipe["cores"]))
+    assert config["training"]["budget_minutes"]["parser"] == pytest.approx(budgets["parser"], abs=0.01)
     listed = run_cli("models", env={"LSTMPARSE_MODELS": str(tmp_path)})
     assert "model" in listed.stdout and " ta " in listed.stdout, listed.stdout
     for part in ("tokenizer", "tagger", "parser"):  # --half-precision: every part stored as float16

@@ -9,6 +9,7 @@ use it is refused rather than silently ignored.
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -66,6 +67,12 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     help="stacklstm: the dependency parser; treelstm/ldtreelstm: tree language models for reranking, scoring, "
     "sampling; seq2seq: the constituency parser (PTB bracketed trees); tagger: UPOS, XPOS and FEATS; "
     "tokenizer: tokens, multi-word tokens and sentences from raw text (UD treebanks with '# text' lines)",
+)
+@family_option(
+    "--recipe",
+    help="a recipe file (TOML: the model's arch, its treebank and seed, the training options; docs/recipes.md) to "
+    "make the model by; options given here too take these values. --arch pipeline without one runs the default "
+    "recipe; 'none': only the options given, in this process",
 )
 @family_option("--train", "train_file", type=EXISTING_FILE, help="training treebank (or --treebank)")
 @family_option("--dev", "dev_file", type=EXISTING_FILE, help="development treebank (model selection)")
@@ -351,20 +358,26 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
 @clean_errors
 def train(**given) -> None:
     """Train a model (the stack-LSTM parser, or another --arch); the best model on dev is kept in MODEL_DIR."""
-    import time
-
     from lstmparse.app.catalog import training_card, write_card
     from lstmparse.core.model_io import check_training_directory
 
     started = time.time()
     ctx = click.get_current_context()
-    arch = given["arch"]
+    recipe = _recipe_of(given, ctx)
+    arch = given["arch"] = recipe.arch if recipe is not None else given["arch"]
     _refuse_foreign_options(ctx, arch)
     check_training_directory(given["model_dir"], given["resume"], given["overwrite"])
     options_class = family(arch).options_class()
     memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
     explicit = {name: value for name, value in given.items() if _was_given(ctx, name)}
+    if recipe is not None:
+        explicit = _recipe_options(recipe, ctx) | explicit
     treebank, data_notes = _training_files(explicit, given["model_dir"])
+    if explicit.get("half_precision") and arch in PIPELINE:
+        data_notes.append(HALVED_PIPELINE)
+    if recipe is not None and arch in PIPELINE:
+        _build_pipeline(recipe, explicit, treebank, data_notes, started)
+        return
     options = options_class.from_command_line(explicit)
     configure_dynet(seed=options.seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY, training=True)
     try:
@@ -372,17 +385,86 @@ def train(**given) -> None:
     except KeyboardInterrupt:
         click.echo(f"lstmparse: interrupted; {_how_to_continue(arch)}", err=True)
         sys.exit(130)
-    if given["half_precision"] and arch not in PIPELINE:  # a pipeline halves itself before its choices on dev
+    if explicit.get("half_precision") and arch not in PIPELINE:  # a pipeline halves itself before its choices
         _store_half_precision(options.model_dir)
         data_notes.append("parameters stored as float16 after training (the dev figures are of float32)")
-    elif given["half_precision"]:
-        data_notes.append(
-            "parameters stored as float16 before the beam was chosen on dev (the parts' own dev figures are of float32)"
-        )
     card = training_card(arch, options.train, record, treebank, given["language"], data_notes)
     card["training"] = {"command": "lstmparse " + " ".join(sys.argv[1:]), "minutes": (time.time() - started) / 60}
     write_card(options.model_dir, card)
     click.echo(f"{_summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)
+
+
+def _recipe_of(given: dict, ctx: click.Context):  # noqa: ANN202 - a Recipe or None
+    """The recipe to make the model by: the one named, the default one for a pipeline, None with ``--recipe none``
+    (or for other archs without one)."""
+    from lstmparse.app.farm.plan import NO_RECIPE
+    from lstmparse.app.recipes import default_recipe, read_recipe
+
+    name = given["recipe"]
+    if name == NO_RECIPE:
+        return None
+    if name is None:  # a pipeline assembled from parts trained before is not made by a recipe
+        parts_given = any(given.get(f"{part}_model") for part in ("parser", "tagger", "tokenizer"))
+        return default_recipe() if given["arch"] in PIPELINE and not parts_given else None
+    recipe = read_recipe(name)
+    if _was_given(ctx, "arch") and given["arch"] != recipe.arch:
+        raise click.UsageError(f"--arch {given['arch']}, but the recipe {name} makes a {recipe.arch}")
+    if recipe.arch not in FAMILIES:
+        raise click.UsageError(f"{name}: [model] arch: {recipe.arch!r} is not one of {', '.join(FAMILIES)}")
+    return recipe
+
+
+HALVED_PIPELINE = (
+    "parameters stored as float16 before the beam was chosen on dev (the parts' own dev figures are of float32)"
+)
+NOT_IN_RECIPES = {"arch", "recipe", "train_file", "dev_file", "treebank", "model_dir", "overwrite", "resume"}
+
+
+def _recipe_options(recipe, ctx: click.Context) -> dict:  # noqa: ANN001 - a Recipe
+    """The recipe's training options (and seed) as the command line's values; a key that is not an option of
+    ``train`` for its arch is an error naming the file and the key."""
+    params = {param.name: param for param in ctx.command.params if isinstance(param, FamilyOption)}
+    values = {"seed": recipe.seed} if recipe.seed is not None else {}
+    for key, value in recipe.options.items():
+        param = params.get(key)
+        if param is None or key in NOT_IN_RECIPES or recipe.arch not in param.families:
+            raise click.UsageError(
+                f"{recipe.path}: [train] {key}: not an option of lstmparse train --arch {recipe.arch}"
+            )
+        try:
+            values[key] = param.type_cast_value(ctx, value)
+        except click.BadParameter as error:
+            raise click.UsageError(f"{recipe.path}: [train] {key}: {error.message}") from None
+    return values
+
+
+def _build_pipeline(recipe, explicit: dict, treebank, data_notes: list[str], started: float) -> None:  # noqa: ANN001
+    """A pipeline made by its recipe: the parts at once on the machine's cores, then the pipeline step; its card."""
+    from lstmparse.app.catalog import training_card, write_card
+    from lstmparse.app.recipes import build_pipeline
+
+    options = {
+        key: value for key, value in explicit.items() if key not in NOT_IN_RECIPES and key not in ("seed", "language")
+    }
+    if explicit.get("dev_file") is None:
+        raise click.UsageError("a pipeline is made with a dev set: give --dev FILE, or --treebank DIR")
+    seed = int(explicit.get("seed") or 1)
+    files = (str(explicit["train_file"]), str(explicit["dev_file"]))
+    cores = int(str(options.get("cores", 1)))
+    record = build_pipeline(options, files, explicit["model_dir"], seed, workers=cores)
+    card = training_card("pipeline", files[0], record, treebank, explicit.get("language"), data_notes)
+    card["recipe"] = {"name": recipe.name, "file": recipe.path.name, "options": options, "seed": seed}
+    command = "lstmparse " + " ".join(sys.argv[1:])
+    card["training"] = {
+        "command": command,
+        "minutes": (time.time() - started) / 60,
+        "cpu_minutes": record["cpu_minutes"],
+    }
+    write_card(explicit["model_dir"], card)
+    click.echo(
+        f"{_summary(record)}; {record['total_seconds']:.0f} s in the pipeline step; model in {explicit['model_dir']}",
+        err=True,
+    )
 
 
 def _store_half_precision(model_dir: str) -> None:

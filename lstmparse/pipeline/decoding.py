@@ -6,8 +6,9 @@ over greedy at about twice the parsing time, and a beam of 2 gains most of that 
 some treebanks and nothing on others (models/README.md, "Decoding").  So the recipe
 parses the dev set, tagged by the pipeline's own tagger, with each beam of
 :data:`BEAMS` and keeps the narrowest whose LAS is within :data:`MARGIN` of the
-best, with the pipeline as it ships (its ensembles, at its precision).  The manifest's ``decoding`` holds the choice (its training record, what each
-beam scored), and every way of parsing with the pipeline (``parse``, ``evaluate``,
+best, with the pipeline as it ships (its ensembles, at its precision).  The
+manifest's ``decoding`` holds the choice (its training record, what each beam
+scored), and every way of parsing with the pipeline (``parse``, ``evaluate``,
 ``parse-corpus``, ``serve``, the Python API) decodes with it unless given a beam.
 """
 

@@ -138,8 +138,29 @@ def run_farm(
     files, problems = prepare_treebanks(plan, work_dir)
     runnable = replace(plan, treebanks={name: tb for name, tb in plan.treebanks.items() if name in files})
     jobs = plan_jobs(runnable, files, work_dir)
+    outcome = run_graph(jobs, work_dir, scheduler, workers, settings, progress_seconds, log)
+    outcome.failed = {f"{name}/prepare": why for name, why in problems.items()} | outcome.failed
+    write_results(work_dir, records(jobs, outcome.results), outcome.summary())
+    for job_id, why in outcome.failed.items():
+        print(f"farm: FAILED {job_id}: {why} (log: {work_dir / 'jobs' / job_id / 'log.txt'})", file=log)
+    for job_id, why in outcome.skipped.items():
+        print(f"farm: skipped {job_id}: {why}", file=log)
+    print(f"farm: {outcome.summary()}; results in {work_dir / 'results.md'}", file=log)
+    return outcome
+
+
+def run_graph(  # noqa: PLR0913 (the farm's settings, passed on)
+    jobs: list[Job],
+    work_dir: Path,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    settings: dict | None = None,
+    progress_seconds: float = 10.0,
+    log: TextIO = sys.stderr,
+) -> FarmOutcome:
+    """Run the unfinished ``jobs`` (those without a result in ``work_dir`` from an earlier run with the same
+    commands) on a local cluster of ``workers`` processes or an existing ``scheduler``."""
     outcome = FarmOutcome()
-    outcome.failed = {f"{name}/prepare": why for name, why in problems.items()}
     outcome.results = {job.id: result for job in jobs if (result := finished(work_dir, job)) is not None}
     pending = {job.id: job for job in jobs if job.id not in outcome.results}
     print(f"farm: {len(jobs)} jobs, {len(outcome.results)} finished before, {len(pending)} to run", file=log)
@@ -149,12 +170,6 @@ def run_farm(
             outcome.workers = len(client.scheduler_info()["workers"])
             _run_graph(client, jobs, pending, outcome, work_dir, settings or {}, progress_seconds, log)
     outcome.wall_seconds = time.time() - started
-    write_results(work_dir, records(jobs, outcome.results), outcome.summary())
-    for job_id, why in outcome.failed.items():
-        print(f"farm: FAILED {job_id}: {why} (log: {work_dir / 'jobs' / job_id / 'log.txt'})", file=log)
-    for job_id, why in outcome.skipped.items():
-        print(f"farm: skipped {job_id}: {why}", file=log)
-    print(f"farm: {outcome.summary()}; results in {work_dir / 'results.md'}", file=log)
     return outcome
 
 

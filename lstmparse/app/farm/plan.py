@@ -49,6 +49,7 @@ DEFAULT_SOURCES = {
     "udpipe": ("raw", "tokens"),
 }
 RESUMABLE = {"stacklstm", "pipeline"}  # train --resume continues these; others restart with --overwrite
+NO_RECIPE = "none"  # train --recipe none: the options given, in one process (a pipeline's last step)
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 SPLITS = ("train", "dev", "test")
 
@@ -255,7 +256,7 @@ def setting_jobs(treebank: str, setting: Setting, seed: int, files: TreebankFile
         inputs = (files.train, files.dev, files.test)
         return [Job(f"{prefix}/udpipe", **base, step="udpipe", inputs=inputs, model_dir=model_dir)]
     if setting.arch == "pipeline":
-        training = _pipeline_jobs(prefix, base, setting, files, model_dir)
+        training = pipeline_jobs(prefix, base, setting, files, model_dir)
     else:
         command = _train_command(setting.arch, files.train, files.dev, model_dir, seed, setting.budget_minutes)
         command += option_arguments(setting.options)
@@ -283,7 +284,7 @@ def _train_command(arch: str, train: str, dev: str | None, model_dir: str, seed:
     return command
 
 
-def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFiles, model_dir: str) -> list[Job]:
+def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFiles, model_dir: str) -> list[Job]:
     """A pipeline's parts as jobs, trained into the places ``train --arch pipeline --resume`` reuses them from."""
     from lstmparse.pipeline.folds import fold_tagger_directory, fold_training_file
     from lstmparse.pipeline.manifest import JOINT_PARSER, tagger_member
@@ -338,7 +339,7 @@ def _pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFil
         joint = joint_parser_arguments(options, files.train)
         jobs.append(part_job("parser-joint", "stacklstm", files.train, f"{model_dir}/{JOINT_PARSER}", joint))
     command = _train_command("pipeline", files.train, files.dev, model_dir, seed, setting.budget_minutes)
-    command += [*option_arguments(options), "--resume"]
+    command += [*option_arguments(options), "--resume", "--recipe", NO_RECIPE]
     jobs.append(
         Job(
             f"{prefix}/pipeline",
