@@ -309,7 +309,8 @@ def test_a_parser_that_reads_no_tags_trains_on_the_gold_treebank_without_folds(
     model = tmp_path / "m"
     result = lstmparse(
         "train", "--arch", "pipeline", "--recipe", "none", "--train", small_treebank["train"],
-        "--dev", small_treebank["dev"], "--model-dir", model, "--epochs", "1", "--system", "arc-hybrid", *parser_options,
+        "--dev", small_treebank["dev"], "--model-dir", model, "--epochs", "1", "--system", "arc-hybrid",
+        *parser_options,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "no jack-knife folds" in result.stderr and "jack-knife fold 1" not in result.stderr
