@@ -441,7 +441,7 @@ def _recipe_options(recipe, ctx: click.Context) -> dict:  # noqa: ANN001 - a Rec
 def _build_pipeline(recipe, explicit: dict, treebank, data_notes: list[str], started: float) -> None:  # noqa: ANN001
     """A pipeline made by its recipe: the parts at once on the machine's cores, then the pipeline step; its card."""
     from lstmparse.app.catalog import training_card, write_card
-    from lstmparse.app.recipes import build_pipeline
+    from lstmparse.app.farm.builds import build_pipeline
 
     options = {
         key: value for key, value in explicit.items() if key not in NOT_IN_RECIPES and key not in ("seed", "language")

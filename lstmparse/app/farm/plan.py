@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lstmparse.app.recipes import read_recipe
 from lstmparse.errors import ConfigurationError
 
 ARCHS = ("stacklstm", "tagger", "tokenizer", "pipeline", "udpipe")
@@ -78,6 +79,19 @@ class Setting:
     options: dict[str, object]
     budget_minutes: float | None
     evaluate: tuple[str, ...]
+    recipe: str | None = None  # a recipe file for each treebank: "{treebank}" in it is the treebank's name
+
+    def for_treebank(self, treebank: str) -> Setting:
+        """The setting as it trains ``treebank``: its recipe's arch, options (the setting's own over them) and
+        budget where it names one."""
+        if self.recipe is None:
+            return self
+        recipe = read_recipe(self.recipe.replace("{treebank}", treebank))
+        options = {key: value for key, value in recipe.options.items() if key != "max_minutes"} | self.options
+        budget = recipe.options.get("max_minutes", self.budget_minutes)
+        minutes = None if budget is None else float(str(budget))
+        sources = self.evaluate or DEFAULT_SOURCES.get(recipe.arch, ("tokens",))
+        return Setting(self.name, recipe.arch, options, minutes, sources)
 
 
 @dataclass(frozen=True)
@@ -156,7 +170,7 @@ def plan_from_dict(data: dict, path: Path) -> Plan:
     treebanks = {name: _treebank(name, table, path) for name, table in _table(data, "treebanks", where).items()}
     if not treebanks:
         raise ConfigurationError(f"{where}: no [treebanks.NAME] table")
-    settings = [_setting(table, default_budget, where) for table in data.get("settings", [])]
+    settings = [_setting(table, default_budget, where, path) for table in data.get("settings", [])]
     if not settings:
         raise ConfigurationError(f"{where}: no [[settings]] table")
     names = [s.name for s in settings]
@@ -194,14 +208,20 @@ def _treebank(name: str, table: dict, plan_path: Path) -> Treebank:
     return treebank
 
 
-def _setting(table: dict, default_budget: float | None, where: str) -> Setting:
+def _setting(table: dict, default_budget: float | None, where: str, plan_path: Path) -> Setting:
     name = table.get("name")
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise ConfigurationError(f"{where}: every [[settings]] needs a name of letters, digits and _.+- only")
     where = f"{where}: setting {name}"
-    unknown = set(table) - {"name", "arch", "options", "budget_minutes", "evaluate"}
+    unknown = set(table) - {"name", "arch", "options", "budget_minutes", "evaluate", "recipe"}
     if unknown:
         raise ConfigurationError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    if "recipe" in table:
+        if "arch" in table:
+            raise ConfigurationError(f"{where}: a recipe names its arch; give recipe or arch")
+        recipe = str(plan_path.parent / str(table["recipe"]))
+        sources = tuple(table.get("evaluate", ()))
+        return Setting(name, "recipe", dict(table.get("options", {})), default_budget, sources, recipe)
     arch = table.get("arch", "stacklstm")
     if arch not in ARCHS:
         raise ConfigurationError(f"{where}: arch {arch!r} is not one of {', '.join(ARCHS)}")
@@ -243,7 +263,7 @@ def plan_jobs(plan: Plan, files: dict[str, TreebankFiles], work_dir: Path) -> li
     for treebank in plan.treebanks:
         for setting in plan.settings:
             for seed in plan.seeds:
-                jobs += setting_jobs(treebank, setting, seed, files[treebank], work_dir)
+                jobs += setting_jobs(treebank, setting.for_treebank(treebank), seed, files[treebank], work_dir)
     return jobs
 
 
