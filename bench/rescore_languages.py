@@ -1,11 +1,10 @@
 """Score the shipped language pipelines again, as they now decode, and put the figures where the farm's were.
 
-    python bench/choose_decoding.py models/hu_szeged_pipeline ../shared/data/ud/hu_szeged/dev.conllu
+    lstmparse refit models/hu_szeged_pipeline --treebank ../shared/data/ud/hu_szeged
     python bench/rescore_languages.py hu_szeged [more treebanks]
 
-For a pipeline whose decoding changed after the farm scored it (its beam, chosen on
-dev by ``bench/choose_decoding.py``), each treebank's dev and test sets are scored from
-raw text and from gold tokens with ``lstmparse evaluate --model`` (the model's own
+For a pipeline whose choices changed after the farm scored it (``lstmparse refit``),
+each treebank's dev and test sets are scored from raw text and from gold tokens with ``lstmparse evaluate --model`` (the model's own
 decoding), and the figures replace its ``lstmparse`` row's in
 ``bench/results/languages.json`` and the test figures in its card; the training
 CPU-minutes stay the farm's.  The tables made of them (``bench/farm_table.py``) are then

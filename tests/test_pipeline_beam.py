@@ -114,18 +114,23 @@ def test_a_manifest_s_bad_beam_is_one_error_naming_the_file(tmp_path, decoding):
     assert_one_error_line(result, str(model / "config.json"), "decoding beam")
 
 
-def test_the_recipe_s_choice_is_the_narrowest_beam_within_the_margin_of_the_best(tmp_path):
+def test_the_choice_of_beam_is_the_narrowest_within_the_margin_of_the_best(tmp_path):
     import io
 
-    from lstmparse.pipeline.decoding import BEAMS, MARGIN, choose_beam
+    from lstmparse.pipeline.choices import BY_NAME, choose_on_dev, read_choices
 
+    model = tmp_path / "ta"
+    shutil.copytree(SHIPPED, model)
     log = io.StringIO()
-    decoding = choose_beam(SHIPPED, str(DEV), log)
-    las = {int(beam): value for beam, value in decoding["dev_las"].items()}
-    assert sorted(las) == list(BEAMS)
+    from lstmparse.pipeline.api import Pipeline
+
+    chosen = choose_on_dev(Pipeline.load(model), model, str(DEV), ["beam"], log)["beam"]
+    beam = BY_NAME["beam"]
+    las = {int(value): figure for value, figure in chosen["dev_LAS"].items()}
+    assert sorted(las) == list(beam.candidates)
     best = max(las.values())
-    assert las[decoding["beam"]] >= best - MARGIN
-    assert all(las[beam] < best - MARGIN for beam in BEAMS if beam < decoding["beam"])
-    assert log.getvalue().strip() == decoding["reason"] and decoding["reason"].startswith(
-        f"decoding: beam {decoding['beam']}"
-    )
+    assert las[chosen["value"]] >= best - beam.margin
+    assert all(las[value] < best - beam.margin for value in beam.candidates if value < chosen["value"])
+    assert log.getvalue().startswith("beam on dev (LAS): ") and read_choices(model)["beam"] == chosen
+    manifest = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    assert manifest["decoding"] == {"beam": chosen["value"]}

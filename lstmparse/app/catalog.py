@@ -17,6 +17,7 @@ from pathlib import Path
 from lstmparse.core.families import BY_ARCH
 from lstmparse.core.model_io import CARD, CONFIG, model_arch, model_search_path, pipelines_of_language
 from lstmparse.errors import ConfigurationError, ModelError
+from lstmparse.pipeline.choices import reasons
 from lstmparse.pipeline.manifest import component_directories
 
 
@@ -127,6 +128,7 @@ def training_card(arch: str, train: str, record: dict, treebank=None, language: 
     if treebank is not None and treebank.licence:
         card["licence"] = treebank.licence
     choices = list(record.get("recipe", [])) + ([record["decoding"]["reason"]] if record.get("decoding") else [])
+    choices += reasons(record.get("choices", {}))
     if choices:
         card["choices"] = choices
     if notes:

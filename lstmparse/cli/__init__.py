@@ -19,6 +19,7 @@ from lstmparse.cli.evaluate import evaluate
 from lstmparse.cli.farm import farm
 from lstmparse.cli.models import models
 from lstmparse.cli.parse import parse
+from lstmparse.cli.refit import refit
 from lstmparse.cli.render import render
 from lstmparse.cli.serve import serve
 from lstmparse.cli.stacklstm import oracle
@@ -92,5 +93,6 @@ for command in (
     score,
     sample,
     vectors,
+    refit,
 ):
     main.add_command(command)

@@ -22,6 +22,7 @@ from lstmparse.errors import ModelError
 from lstmparse.io.document import Document
 from lstmparse.io.formats import RAW_FORMATS, Sentence, read_sentences
 from lstmparse.io.inputs import checked_sentences
+from lstmparse.pipeline.choices import CHOICES_KEY, apply_choices
 from lstmparse.pipeline.manifest import ARCH, PART_ARCHS, decoding_beam, part_directories
 from lstmparse.stacklstm.api import Parser
 from lstmparse.tagger.api import POSTagger
@@ -83,6 +84,8 @@ class Pipeline:
         pipeline.source = directory_of(model) if model is not None else None
         if pipeline.parser is not None and record is not None:
             pipeline.parser.beam = decoding_beam(record)
+        if record is not None and record.config.get("arch") == ARCH:
+            apply_choices(pipeline, record.config.get(CHOICES_KEY, {}))  # the choices made on dev as it ships
         return pipeline
 
     @classmethod

@@ -61,7 +61,7 @@ def component_directories(directory: str | Path) -> list[Path]:
 
 def decoding_beam(source: str | Path | ModelRecord) -> int:
     """The beam a pipeline's parser decodes with unless told otherwise: its manifest's ``decoding``, chosen on dev
-    when the pipeline was trained (:mod:`lstmparse.pipeline.decoding`); 1 (greedy) for a manifest without one and
+    when the pipeline was trained (:mod:`lstmparse.pipeline.choices`); 1 (greedy) for a manifest without one and
     for a model that is not a pipeline."""
     decoding = read_manifest(source, ARCH, "pipeline").get("decoding", {})
     beam = decoding.get("beam", 1) if isinstance(decoding, dict) else decoding

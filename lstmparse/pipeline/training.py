@@ -35,8 +35,8 @@ from lstmparse.core.options import RunOptions
 from lstmparse.core.records import read_record, training_ended
 from lstmparse.errors import ConfigurationError, ModelError
 from lstmparse.io.formats import read_sentences
-from lstmparse.pipeline.api import parts_of
-from lstmparse.pipeline.decoding import choose_beam
+from lstmparse.pipeline.api import Pipeline, parts_of
+from lstmparse.pipeline.choices import CHOICES_KEY, choose_on_dev
 from lstmparse.pipeline.folds import (
     fold_tagger_directory,
     jackknife_directory,
@@ -145,30 +145,32 @@ def joint_parser_options(parser: StackLSTMOptions, options: PipelineOptions) -> 
 
 
 def _finished(directory: Path, record: dict, started: float, options: PipelineOptions, log: TextIO) -> dict:
-    """The manifest written; the parameters halved if asked; the beam chosen on dev with the pipeline as it ships
-    (its ensembles, at its precision), and the manifest written again with it."""
+    """The manifest written; the parameters halved if asked; the choices made on dev with the pipeline as it ships
+    (its ensembles, at its precision: :mod:`lstmparse.pipeline.choices`), into the manifest's block."""
     if options.joint_member:
         write_ensemble([directory / "parser", directory / JOINT_PARSER], directory / PARSERS_DIRECTORY)
     else:
         shutil.rmtree(directory / PARSERS_DIRECTORY, ignore_errors=True)  # an earlier run's, with a joint member
-    _write_manifest(directory, record, started, None)
+    _write_manifest(directory, record, started)
     if options.half_precision:
         for component in component_directories(directory):
             store_half_precision(component)
         record["half_precision"] = True
-    decoding = choose_beam(directory, options.dev, log) if options.dev else None
-    return _write_manifest(directory, record, started, decoding)
+    if options.dev:
+        record["choices"] = choose_on_dev(Pipeline.load(directory), directory, options.dev, log=log)
+    return _write_manifest(directory, record, started)
 
 
-def _write_manifest(directory: Path, record: dict, started: float, decoding: dict | None) -> dict:
-    """The pipeline's manifest, naming its parts in their places under ``directory`` (and the parser's beam chosen
-    on dev); the record, timed."""
+def _write_manifest(directory: Path, record: dict, started: float) -> dict:
+    """The pipeline's manifest, naming its parts in their places under ``directory``, with the choices made on dev
+    (its ``choices`` block, and the beam as ``decoding`` too); the record, timed."""
     parser = PARSERS_DIRECTORY if (directory / PARSERS_DIRECTORY / CONFIG).is_file() else "parser"
     parts = {"tokenizer": "tokenizer", "tagger": pipeline_tagger(directory), "parser": parser}
-    manifest = {"arch": ARCH, "parts": parts, "training": record}
-    if decoding is not None:
-        manifest["decoding"] = {"beam": decoding["beam"]}
-        record["decoding"] = decoding
+    manifest: dict = {"arch": ARCH, "parts": parts, "training": record}
+    if record.get("choices"):
+        manifest[CHOICES_KEY] = record["choices"]
+        if "beam" in record["choices"]:
+            manifest["decoding"] = {"beam": int(record["choices"]["beam"]["value"])}
     atomic_write(directory / CONFIG, lambda handle: handle.write(json.dumps(manifest, indent=2).encode("utf-8")))
     record["total_seconds"] = round(time.time() - started, 1)
     return record

@@ -17,7 +17,7 @@ import math
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TextIO
 
 from lstmparse.core.batching import length_batches
@@ -122,9 +122,7 @@ LEMMA_WEIGHT_NAMES = {
 }
 
 
-def choose_lemma_weights(
-    tagger: Tagger, dev: Sequence[Sentence], lemma_accuracy: Callable[[], float] | None = None
-) -> dict[str, dict]:
+def choose_lemma_weights(tagger: Tagger, dev: Sequence[Sentence]) -> dict[str, dict]:
     """Set each weight of :data:`LEMMA_WEIGHTS` on ``tagger`` (in turn) to the value with the best dev lemmas.
 
     Favouring rules that make a lemma seen in training mends unseen inflected forms
@@ -133,14 +131,13 @@ def choose_lemma_weights(
     Disfavouring a lemma cased unusually for the word's UPOS mends English proper nouns
     (+0.19) and costs Greek and Hungarian a little.  How much each may outweigh the
     network's own preference differs by treebank, so dev decides, the smaller weight on
-    ties, 0 unless another gains ``LEMMA_WEIGHT_MARGIN``.  ``lemma_accuracy``: how dev is
-    scored with the tagger's current weights, where not by the tagger alone (a shipped
-    pipeline's own tagging, ``bench/refit_lemma_weight.py``).
+    ties, 0 unless another gains ``LEMMA_WEIGHT_MARGIN``.  This is the tagger's own choice,
+    tagging alone; in a pipeline the choice is made again on the pipeline as it ships
+    (:mod:`lstmparse.pipeline.choices`).
     """
-    if lemma_accuracy is None:
 
-        def lemma_accuracy() -> float:
-            return accuracies(tagger, dev)["lemma"]
+    def lemma_accuracy() -> float:
+        return accuracies(tagger, dev)["lemma"]
 
     figures = {}
     for name, weights in LEMMA_WEIGHTS.items():

@@ -1,0 +1,212 @@
+"""The choices made on dev after a pipeline is trained: one mechanism, on the pipeline as it ships.
+
+Each :class:`Choice` is a setting of a trained pipeline with a few candidate values
+(the parser's beam, the lemma weights of its tagger), a dev measure (the CoNLL 2018
+scorer's, from gold tokens) and a neutral value kept unless another gains
+``margin``.  :func:`choose_on_dev` loads the pipeline as it ships (its ensembles, at
+its stored precision), tries each choice's candidates in turn on dev, the earlier
+choices already applied, and writes what it chose, with the dev figure of every
+candidate, into one block of the manifest, ``choices``; loading the pipeline applies
+the block (:func:`apply_choices`).  ``lstmparse refit MODEL --treebank DIR`` runs the
+choices again on a trained pipeline; training runs them last.  A new post-training
+choice is one more :class:`Choice` in :data:`CHOICES`.
+
+The beam: greedy decoding commits to every action, a beam keeps the best few
+derivations.  On the languages' dev sets from raw text a beam of 4 gained 0.3 to 0.8
+LAS over greedy at about twice the parsing time, and a beam of 2 most of that on some
+treebanks and nothing on others, so the beam is the narrowest whose LAS is within the
+margin of the best.  Every way of parsing with the pipeline (``parse``, ``evaluate``,
+``parse-corpus``, ``serve``, the Python API) decodes with it unless given a beam.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
+
+from lstmparse.core.model_io import CONFIG, atomic_write
+from lstmparse.io.formats import Sentence, read_sentences
+from lstmparse.scoring.conll18 import document, score_documents
+
+if TYPE_CHECKING:
+    from lstmparse.tagger.model import Tagger
+
+
+class Pipeline(Protocol):
+    """What the choices read and set of a loaded pipeline (:class:`lstmparse.pipeline.api.Pipeline`)."""
+
+    parser: Any
+    tagger: Any
+
+    def tag(self, sentences: Iterable[Sentence], retag: bool = False) -> Iterator[Sentence]: ...
+
+    def candidates(self, sentences: Iterable[Sentence], *search: Any) -> Iterator[list[Sentence]]: ...
+
+
+CHOICES_KEY = "choices"  # the manifest's block
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A setting chosen on dev: its candidates, the neutral one, the dev measure, and how it is read and set."""
+
+    name: str
+    candidates: tuple[float, ...]
+    neutral: float
+    measure: str  # a CoNLL 2018 measure, from gold tokens
+    margin: float  # dev points a candidate must gain over the neutral one
+    applies: Callable[[Pipeline], bool]
+    set: Callable[[Pipeline, float], None]
+    output: Callable[[Pipeline, list[Sentence]], list[Sentence]]  # dev run as the measure needs it
+    description: str
+
+
+def first_tagger(pipeline: Pipeline) -> Tagger:
+    """The tagger whose dictionaries and lemma settings decide (an ensemble's first member)."""
+    assert pipeline.tagger is not None
+    model = pipeline.tagger.model
+    return getattr(model, "members", [model])[0]
+
+
+def has_lemmas(pipeline: Pipeline) -> bool:
+    return pipeline.tagger is not None and first_tagger(pipeline).dims.lemmas
+
+
+def tagged(pipeline: Pipeline, gold: list[Sentence]) -> list[Sentence]:
+    return list(pipeline.tag(gold, retag=True))
+
+
+def parsed_at(pipeline: Pipeline, gold: list[Sentence]) -> list[Sentence]:
+    """Dev tagged and parsed at the pipeline's current beam."""
+    assert pipeline.parser is not None
+    return [best for best, *_ in pipeline.candidates(tagged(pipeline, gold), pipeline.parser.beam, 1)]
+
+
+def set_tagger(name: str) -> Callable[[Pipeline, float], None]:
+    def set_value(pipeline: Pipeline, value: float) -> None:
+        setattr(first_tagger(pipeline), name, float(value))
+
+    return set_value
+
+
+def set_beam(pipeline: Pipeline, value: float) -> None:
+    assert pipeline.parser is not None
+    pipeline.parser.beam = int(value)
+
+
+CHOICES = (
+    Choice(
+        "known_lemma_weight",
+        (0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0),
+        0.0,
+        "Lemmas",
+        0.1,
+        has_lemmas,
+        set_tagger("known_lemma_weight"),
+        tagged,
+        "lemma rules that make a training lemma favoured by this weight (tagger/lemmas.py)",
+    ),
+    Choice(
+        "lemma_casing_weight",
+        (0.0, 0.5, 1.0, 2.0, 4.0),
+        0.0,
+        "Lemmas",
+        0.1,
+        has_lemmas,
+        set_tagger("lemma_casing_weight"),
+        tagged,
+        "a lemma cased unusually for its UPOS disfavoured by this weight (tagger/lemmas.py)",
+    ),
+    Choice(
+        "beam",
+        (1, 2, 4),  # beam 8 gained at most 0.11 LAS over 4 on the languages' dev sets, for twice the time
+        1,
+        "LAS",
+        0.1,
+        lambda pipeline: pipeline.parser is not None,
+        set_beam,
+        parsed_at,
+        "the parser's beam (the narrowest within the margin of the best)",
+    ),
+)
+BY_NAME = {choice.name: choice for choice in CHOICES}
+
+
+def dev_figure(choice: Choice, pipeline: Pipeline, gold: list[Sentence]) -> float:
+    return round(score_documents(document(gold), document(choice.output(pipeline, gold)))[choice.measure].f1, 2)
+
+
+def choose(choice: Choice, pipeline: Pipeline, gold: list[Sentence]) -> dict:
+    """Try every candidate on dev; keep the best (the earlier candidate on ties; the neutral one unless another
+    gains the margin), set it, and return the figures."""
+    figures = {}
+    for value in choice.candidates:
+        choice.set(pipeline, value)
+        figures[value] = dev_figure(choice, pipeline, gold)
+    best = max(choice.candidates, key=lambda value: figures[value])
+    if choice.name == "beam":  # the narrowest within the margin of the best: a wider beam costs time
+        best = min(value for value in choice.candidates if figures[value] >= figures[best] - choice.margin)
+    elif figures[best] < figures[choice.neutral] + choice.margin:
+        best = choice.neutral
+    choice.set(pipeline, best)
+    tried = {f"{value:g}": figure for value, figure in figures.items()}
+    return {"value": best, f"dev_{choice.measure}": tried}
+
+
+def choose_on_dev(
+    pipeline: Pipeline, directory: str | Path, dev: str, names: Sequence[str] | None = None, log: TextIO | None = None
+) -> dict:
+    """Run the choices (all that apply, or ``names``) on ``pipeline``, loaded from ``directory`` as it ships, with
+    the gold ``dev`` file; write them into its manifest's block and return it."""
+    gold = list(read_sentences(dev))
+    chosen = dict(read_choices(directory))
+    for choice in CHOICES:
+        if (names is not None and choice.name not in names) or not choice.applies(pipeline):
+            continue
+        chosen[choice.name] = choose(choice, pipeline, gold)
+        line = ", ".join(
+            f"{value} {figure:.2f}" for value, figure in chosen[choice.name][f"dev_{choice.measure}"].items()
+        )
+        if log is not None:
+            print(f"{choice.name} on dev ({choice.measure}): {line}; kept {chosen[choice.name]['value']:g}", file=log)
+    write_choices(directory, chosen)
+    return chosen
+
+
+def read_choices(directory: str | Path) -> dict:
+    manifest = json.loads((Path(directory) / CONFIG).read_text(encoding="utf-8"))
+    return manifest.get(CHOICES_KEY, {})
+
+
+def write_choices(directory: str | Path, chosen: dict) -> None:
+    """The block written into the manifest (the beam also as ``decoding``, which older readers take)."""
+    path = Path(directory) / CONFIG
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest[CHOICES_KEY] = chosen
+    if "beam" in chosen:
+        manifest["decoding"] = {"beam": int(chosen["beam"]["value"])}
+    text = json.dumps(manifest, indent=2)
+    atomic_write(path, lambda handle: handle.write(text.encode("utf-8")))
+
+
+def apply_choices(pipeline: Pipeline, block: dict) -> None:
+    """Set what a manifest's block chose on the loaded pipeline (names this version does not know are left)."""
+    for name, entry in block.items():
+        choice = BY_NAME.get(name)
+        if choice is not None and choice.applies(pipeline):
+            choice.set(pipeline, entry["value"])
+
+
+def reasons(block: dict) -> list[str]:
+    """One line per choice for the card: what was chosen and the dev figures it was chosen by."""
+    lines = []
+    for name, entry in block.items():
+        choice = BY_NAME.get(name)
+        figures: dict = next((value for key, value in entry.items() if key.startswith("dev_")), {})
+        tried = ", ".join(f"{figure:.2f} at {value}" for value, figure in figures.items())
+        what = choice.description if choice is not None else name
+        lines.append(f"{name} {entry['value']:g}: {what} (dev {tried})")
+    return lines
