@@ -4,8 +4,8 @@
     python bench/rescore_languages.py hu_szeged [more treebanks]
 
 For a pipeline whose choices changed after the farm scored it (``lstmparse refit``),
-each treebank's dev and test sets are scored from raw text and from gold tokens with ``lstmparse evaluate --model`` (the model's own
-decoding), and the figures replace its ``lstmparse`` row's in
+each treebank's dev and test sets are scored from raw text and from gold tokens with
+``lstmparse evaluate --model`` (the model's own decoding), and the figures replace its ``lstmparse`` row's in
 ``bench/results/languages.json`` and the test figures in its card; the training
 CPU-minutes stay the farm's.  The tables made of them (``bench/farm_table.py``) are then
 rewritten where they stand: the side-by-side rows and mean in bench/RESULTS.md and
