@@ -22,6 +22,7 @@ margin of the best.  Every way of parsing with the pipeline (``parse``, ``evalua
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,12 +93,75 @@ def set_tagger(name: str) -> Callable[[Pipeline, float], None]:
     return set_value
 
 
+LOADED_MEMBERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # pipeline -> its parts' members as loaded
+
+
+def loaded_members(pipeline: Pipeline, part: str) -> list:
+    """The members of the pipeline's tagger or parser as it was loaded (one: the model itself), whatever the choices
+    have set since."""
+    loaded = LOADED_MEMBERS.setdefault(pipeline, {})
+    if part not in loaded:
+        model = getattr(pipeline, part).model
+        loaded[part] = list(getattr(model, "members", [model]))
+    return loaded[part]
+
+
+def has_members(part: str) -> Callable[[Pipeline], bool]:
+    def applies(pipeline: Pipeline) -> bool:
+        return getattr(pipeline, part) is not None and len(loaded_members(pipeline, part)) > 1
+
+    return applies
+
+
+def set_taggers(pipeline: Pipeline, value: float) -> None:
+    """The first ``value`` taggers of the loaded ensemble tag (their mean; one: the first alone)."""
+    from lstmparse.tagger.api import POSTagger
+    from lstmparse.tagger.ensemble import TaggerEnsemble
+
+    members = loaded_members(pipeline, "tagger")[: int(value)]
+    model = TaggerEnsemble(members) if len(members) > 1 else members[0]
+    pipeline.tagger = POSTagger(model, pipeline.tagger.source)
+
+
+def set_parsers(pipeline: Pipeline, value: float) -> None:
+    """The first ``value`` parsers of the loaded ensemble parse (one: the tag-reading parser alone)."""
+    from lstmparse.stacklstm.api import Parser
+    from lstmparse.stacklstm.ensemble import StackLSTMEnsemble
+
+    members = loaded_members(pipeline, "parser")[: int(value)]
+    beam = pipeline.parser.beam
+    pipeline.parser = Parser(StackLSTMEnsemble(members) if len(members) > 1 else members[0], pipeline.parser.name)
+    pipeline.parser.beam = beam
+
+
 def set_beam(pipeline: Pipeline, value: float) -> None:
     assert pipeline.parser is not None
     pipeline.parser.beam = int(value)
 
 
 CHOICES = (
+    Choice(
+        "taggers",
+        (1, 2, 3, 4, 5),
+        1,
+        "AllTags",
+        0.1,
+        has_members("tagger"),
+        set_taggers,
+        tagged,
+        "the taggers whose mean tags, the first ones of the trained ensemble",
+    ),
+    Choice(
+        "parsers",
+        (1, 2),
+        1,
+        "LAS",
+        0.1,
+        has_members("parser"),
+        set_parsers,
+        parsed_at,
+        "the parsers whose mean parses: the tag-reading parser, and the joint-UPOS one beside it",
+    ),
     Choice(
         "known_lemma_weight",
         (0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0),
@@ -133,6 +197,7 @@ CHOICES = (
     ),
 )
 BY_NAME = {choice.name: choice for choice in CHOICES}
+MEMBER_CHOICES = {"taggers": "tagger", "parsers": "parser"}  # choices of an ensemble's members: the part they set
 
 
 def dev_figure(choice: Choice, pipeline: Pipeline, gold: list[Sentence]) -> float:
@@ -144,11 +209,13 @@ def choose(choice: Choice, pipeline: Pipeline, gold: list[Sentence]) -> dict:
     gains the margin), set it, and return the figures."""
     figures = {}
     for value in choice.candidates:
+        if choice.name in MEMBER_CHOICES and value > len(loaded_members(pipeline, MEMBER_CHOICES[choice.name])):
+            continue
         choice.set(pipeline, value)
         figures[value] = dev_figure(choice, pipeline, gold)
-    best = max(choice.candidates, key=lambda value: figures[value])
+    best = max(figures, key=lambda value: figures[value])
     if choice.name == "beam":  # the narrowest within the margin of the best: a wider beam costs time
-        best = min(value for value in choice.candidates if figures[value] >= figures[best] - choice.margin)
+        best = min(value for value in figures if figures[value] >= figures[best] - choice.margin)
     elif figures[best] < figures[choice.neutral] + choice.margin:
         best = choice.neutral
     choice.set(pipeline, best)
