@@ -52,15 +52,21 @@ class Recipe:
     options: dict[str, object] = field(default_factory=dict)
 
 
-def read_recipe(path: str | Path) -> Recipe:
-    """The recipe in ``path``; a file that is not one is a ConfigurationError naming the file and the key."""
-    path = Path(path)
+def read_toml(path: Path) -> dict:
+    """A TOML file's tables (recipes, farm plans); a file that cannot be read or is not TOML is one
+    ConfigurationError naming it."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ConfigurationError(f"{path}: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigurationError(f"{path}: not TOML: {error}") from None
+
+
+def read_recipe(path: str | Path) -> Recipe:
+    """The recipe in ``path``; a file that is not one is a ConfigurationError naming the file and the key."""
+    path = Path(path)
+    data = read_toml(path)
     unknown = sorted(set(data) - set(SECTIONS))
     if unknown:
         raise ConfigurationError(f"{path}: unknown section {unknown[0]!r}; a recipe has [model] and [train]")

@@ -31,13 +31,12 @@ first job starts.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lstmparse.app.recipes import read_recipe
+from lstmparse.app.recipes import read_recipe, read_toml
 from lstmparse.errors import ConfigurationError
 
 ARCHS = ("stacklstm", "tagger", "tokenizer", "pipeline", "udpipe")
@@ -135,13 +134,7 @@ class Job:
 def read_plan(path: str | Path) -> Plan:
     """The plan in a TOML file, checked; a mistake is one line naming the file and the key."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigurationError(f"{path}: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigurationError(f"{path}: not TOML: {error}") from None
-    return plan_from_dict(data, path)
+    return plan_from_dict(read_toml(path), path)
 
 
 def only_treebanks(plan: Plan, names: Iterable[str]) -> Plan:

@@ -26,6 +26,7 @@ from typing import Protocol, TextIO
 
 import numpy as np
 
+from lstmparse.core.batching import batches
 from lstmparse.errors import ConfigurationError
 
 PASSAGE = "passage:"  # E5's prefix for text that is not a query, put before each sentence
@@ -78,7 +79,7 @@ class E5WordEncoder:
             windows.extend((index, window) for window in self.windows(pieces))
         order = sorted(range(len(windows)), key=lambda w: sum(map(len, windows[w][1])))
         pooled: dict[int, np.ndarray] = {}
-        for batch in batches(order, lambda w: sum(map(len, windows[w][1])), BATCH_PIECES):
+        for batch in batches(order, None, BATCH_PIECES, lambda w: sum(map(len, windows[w][1])), strict=True):
             sequences = [
                 [self.begin, *self.prefix, *(p for word in windows[w][1] for p in word), self.end] for w in batch
             ]
@@ -123,19 +124,6 @@ class StaticE5WordEncoder(E5WordEncoder):
         return [
             np.array([vectors[word] for word in forms], np.float32).reshape(len(forms), self.dim) for forms in sentences
         ]
-
-
-def batches(order: list[int], size: Callable[[int], int], budget: int) -> list[list[int]]:
-    """``order`` cut into consecutive batches of at most ``budget`` (a larger item alone)."""
-    cut: list[list[int]] = []
-    total = budget
-    for item in order:
-        if total + size(item) > budget:
-            cut.append([])
-            total = 0
-        cut[-1].append(item)
-        total += size(item)
-    return cut
 
 
 def layer_range(layers: Sequence[int]) -> str:
