@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -165,3 +166,101 @@ def test_a_model_trained_on_a_treebanks_file_names_the_treebank_and_its_licence(
     loose.write_text(first_sentences(UD / "ta_ttb" / "train.conllu", 2), encoding="utf-8")
     card = training_card("stacklstm", str(loose), {"epochs": []})
     assert card["data"] == str(loose) and "licence" not in card
+
+
+RECIPE = '[model]\nname = "x"\narch = "pipeline"\nseed = 2\n[train]\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ('[model]\nname = "x"\n', "[model] arch: missing"),
+        ('[model]\nname = "x"\narch = "pipeline"\ncolour = "red"\n', "[model] colour: unknown key"),
+        ('[model]\nname = 3\narch = "pipeline"\n', "[model] name: a str was expected"),
+        ('[modle]\nname = "x"\n', "unknown section 'modle'"),
+        (RECIPE + "taggers = [1, 2]\n", "[train] taggers: an option's value is"),
+        ("name = ", "not TOML"),
+    ],
+)
+def test_a_file_that_is_not_a_recipe_is_one_error_naming_the_file_and_key(tmp_path, text, fragment):
+    from lstmparse.app.recipes import read_recipe
+
+    path = tmp_path / "r.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigurationError, match=re.escape(fragment)) as error:
+        read_recipe(path)
+    assert str(error.value).startswith(str(path))
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ("taggerz = 3\n", "[train] taggerz: not an option of lstmparse train --arch pipeline"),
+        ('taggers = "three"\n', "[train] taggers: 'three' is not a valid integer range"),
+        ("lemma_feats = 2\n", "[train] lemma_feats: not an option of lstmparse train --arch pipeline"),  # tagger's
+        ('model_dir = "m"\n', "[train] model_dir: not an option"),  # the command line's, not the recipe's
+    ],
+)
+def test_a_recipe_option_train_does_not_take_is_one_line_naming_the_file_and_key(tmp_path, options, fragment):
+    from conftest import assert_one_error_line
+
+    path = tmp_path / "r.toml"
+    path.write_text(RECIPE + options, encoding="utf-8")
+    result = run_cli("train", "--recipe", path, "--treebank", UD / "ta_ttb", "--model-dir", tmp_path / "m")
+    assert_one_error_line(result, str(path), fragment)
+    assert not (tmp_path / "m").exists()
+
+
+def test_the_default_recipe_names_only_options_of_a_pipeline():
+    """Every key of the default recipe is an option of train --arch pipeline, as the command line reads them."""
+    from lstmparse.cli.family_options import FamilyOption
+    from lstmparse.cli.train import train
+
+    recipe = default_recipe()
+    assert recipe.arch == "pipeline"
+    options = {param.name: param for param in train.params if isinstance(param, FamilyOption)}
+    for key, value in recipe.options.items():
+        assert "pipeline" in options[key].families, key
+        assert options[key].type_cast_value(None, value) == value
+
+
+def test_a_plan_naming_recipes_makes_each_treebank_the_jobs_of_its_own_recipe(tmp_path):
+    """{treebank} in a setting's recipe is each treebank's; the jobs are those of the recipe's options."""
+    from lstmparse.app.farm.plan import TreebankFiles, plan_from_dict, plan_jobs
+
+    for name, taggers in (("ta_ttb", 2), ("wo_wtb", 1)):
+        (tmp_path / f"{name}.toml").write_text(RECIPE + f"max_minutes = 12\ntaggers = {taggers}\njoint_member = true\n")
+    data = {
+        "seeds": [1],
+        "treebanks": {name: {"path": str(UD / name)} for name in ("ta_ttb", "wo_wtb")},
+        "settings": [{"name": "recipe", "recipe": "{treebank}.toml"}],
+    }
+    plan = plan_from_dict(data, tmp_path / "plan.toml")
+    files = {
+        name: TreebankFiles(str(UD / name / "train.conllu"), str(UD / name / "dev.conllu"), None)
+        for name in data["treebanks"]
+    }
+    jobs = {job.id: job for job in plan_jobs(plan, files, tmp_path / "w")}
+    assert "ta_ttb/recipe/s1/tagger-2" in jobs and "wo_wtb/recipe/s1/tagger-2" not in jobs
+    assert {"ta_ttb/recipe/s1/parser-joint", "wo_wtb/recipe/s1/parser-joint"} <= set(jobs)
+    step = jobs["ta_ttb/recipe/s1/pipeline"].commands[0][1]
+    assert step[step.index("--max-minutes") + 1] == "12" and "--joint-member" in step
+    assert step[-2:] == ("--recipe", "none")  # the pipeline step alone, its parts reused
+
+
+def test_the_farm_trains_the_joint_member_as_the_pipeline_step_would():
+    """The joint-UPOS parser trained as a part has the options the pipeline step would train it with."""
+    from lstmparse.app.farm.plan import joint_parser_arguments
+    from lstmparse.pipeline.options import PipelineOptions
+    from lstmparse.pipeline.recipe import choose_settings, treebank_facts
+    from lstmparse.pipeline.training import joint_parser_options
+    from lstmparse.stacklstm.options import StackLSTMOptions
+
+    train = str(UD / "ta_ttb" / "train.conllu")
+    farm = joint_parser_arguments({"encoder": "e5:6-9", "epochs": 3}, train)
+    system = choose_settings(treebank_facts(train), {}).system
+    pipeline = PipelineOptions(train=train, model_dir="m", encoder="e5:6-9", joint_member=True)
+    step = joint_parser_options(StackLSTMOptions(train=train, model_dir="", system=system), pipeline)
+    assert farm["features"] == ",".join(step.features) and farm["system"] == step.system
+    assert (farm["context_layers"], farm["joint_upos"]) == (step.dims.context_layers, step.dims.joint_upos)
+    assert farm["encoder"] == step.dims.encoder
