@@ -199,6 +199,8 @@ def test_a_file_that_is_not_a_recipe_is_one_error_naming_the_file_and_key(tmp_pa
         ('taggers = "three"\n', "[train] taggers: 'three' is not a valid integer range"),
         ("lemma_feats = 2\n", "[train] lemma_feats: not an option of lstmparse train --arch pipeline"),  # tagger's
         ('model_dir = "m"\n', "[train] model_dir: not an option"),  # the command line's, not the recipe's
+        ("[tagger]\nsystem = 'arc-swap'\n", "[tagger] system: not an option of lstmparse train --arch tagger"),
+        ("[tokenizer]\nhidden = 'wide'\n", "[tokenizer] hidden: 'wide' is not a valid integer range"),
     ],
 )
 def test_a_recipe_option_train_does_not_take_is_one_line_naming_the_file_and_key(tmp_path, options, fragment):
@@ -229,7 +231,10 @@ def test_a_plan_naming_recipes_makes_each_treebank_the_jobs_of_its_own_recipe(tm
     from lstmparse.app.farm.plan import TreebankFiles, plan_from_dict, plan_jobs
 
     for name, taggers in (("ta_ttb", 2), ("wo_wtb", 1)):
-        (tmp_path / f"{name}.toml").write_text(RECIPE + f"max_minutes = 12\ntaggers = {taggers}\njoint_member = true\n")
+        (tmp_path / f"{name}.toml").write_text(
+            RECIPE + f"max_minutes = 12\ntaggers = {taggers}\njoint_member = true\n[tagger]\nhidden = 40\n"
+            "factored_feats = false\n"
+        )
     data = {
         "seeds": [1],
         "treebanks": {name: {"path": str(UD / name)} for name in ("ta_ttb", "wo_wtb")},
@@ -246,6 +251,9 @@ def test_a_plan_naming_recipes_makes_each_treebank_the_jobs_of_its_own_recipe(tm
     step = jobs["ta_ttb/recipe/s1/pipeline"].commands[0][1]
     assert step[step.index("--max-minutes") + 1] == "12" and "--joint-member" in step
     assert step[-2:] == ("--recipe", "none")  # the pipeline step alone, its parts reused
+    assert "tagger.hidden=40" in step and "tagger.factored_feats=false" in step  # its own fold taggers, if any
+    tagger = jobs["ta_ttb/recipe/s1/tagger-2"].commands[0][1]
+    assert tagger[tagger.index("--hidden") + 1] == "40" and "--whole-feats" in tagger
 
 
 def test_the_farm_trains_the_joint_member_as_the_pipeline_step_would():

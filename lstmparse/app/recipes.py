@@ -36,7 +36,8 @@ from lstmparse.errors import ConfigurationError
 DEFAULT_RECIPE = Path(__file__).with_name("default_recipe.toml")
 MODEL_KEYS = {"name": str, "arch": str, "treebank": str, "seed": int, "description": str}
 REQUIRED = ("name", "arch")
-SECTIONS = ("model", "train")
+SECTIONS = ("model", "train", "tagger", "tokenizer")
+PART_SECTIONS = ("tagger", "tokenizer")  # a pipeline's parts with options of their own (train --arch PART's)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class Recipe:
     seed: int | None = None
     description: str = ""
     options: dict[str, object] = field(default_factory=dict)
+    parts: dict[str, dict[str, object]] = field(default_factory=dict)  # [tagger], [tokenizer]: a pipeline's parts'
 
 
 def read_toml(path: Path) -> dict:
@@ -69,7 +71,10 @@ def read_recipe(path: str | Path) -> Recipe:
     data = read_toml(path)
     unknown = sorted(set(data) - set(SECTIONS))
     if unknown:
-        raise ConfigurationError(f"{path}: unknown section {unknown[0]!r}; a recipe has [model] and [train]")
+        raise ConfigurationError(
+            f"{path}: unknown section {unknown[0]!r}; a recipe has [model], [train], and a pipeline's [tagger] and "
+            "[tokenizer]"
+        )
     model = data.get("model", {})
     if not isinstance(model, dict):
         raise ConfigurationError(f"{path}: model: a table ([model]) was expected")
@@ -81,13 +86,22 @@ def read_recipe(path: str | Path) -> Recipe:
     for key in REQUIRED:
         if key not in model:
             raise ConfigurationError(f"{path}: [model] {key}: missing")
-    options = data.get("train", {})
-    if not isinstance(options, dict):
-        raise ConfigurationError(f"{path}: train: a table ([train]) was expected")
-    for key, value in options.items():
+    options = scalar_table(data, "train", path)
+    parts = {part: scalar_table(data, part, path) for part in PART_SECTIONS if part in data}
+    if parts and model["arch"] != "pipeline":
+        raise ConfigurationError(f"{path}: [{next(iter(parts))}]: only a pipeline's recipe has parts")
+    return Recipe(path, options=options, parts=parts, **model)
+
+
+def scalar_table(data: dict, section: str, path: Path) -> dict[str, object]:
+    """A section of options: a table of strings, numbers and true/false."""
+    table = data.get(section, {})
+    if not isinstance(table, dict):
+        raise ConfigurationError(f"{path}: {section}: a table ([{section}]) was expected")
+    for key, value in table.items():
         if isinstance(value, dict | list):
-            raise ConfigurationError(f"{path}: [train] {key}: an option's value is a string, number or true/false")
-    return Recipe(path, options=dict(options), **model)
+            raise ConfigurationError(f"{path}: [{section}] {key}: an option's value is a string, number or true/false")
+    return dict(table)
 
 
 def default_recipe() -> Recipe:

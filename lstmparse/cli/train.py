@@ -355,6 +355,14 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     help="parts trained at once (as the farm trains them): --max-minutes is wall time on that many cores "
     f"[default: {default_of(PipelineOptions, 'cores')}]",
 )
+@family_option(
+    "--part-option",
+    "part_option",
+    multiple=True,
+    families=PIPELINE,
+    help="PART.OPTION=VALUE: an option of train --arch PART for the pipeline's tagger or tokenizer (repeatable; "
+    "tagger.hidden=200, tagger.factored_feats=false); a recipe's [tagger] and [tokenizer] tables",
+)
 @clean_errors
 def train(**given) -> None:
     """Train a model (the stack-LSTM parser, or another --arch); the best model on dev is kept in MODEL_DIR."""
@@ -370,8 +378,14 @@ def train(**given) -> None:
     options_class = family(arch).options_class()
     memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
     explicit = {name: value for name, value in given.items() if _was_given(ctx, name)}
+    parts = _given_part_options(explicit.pop("part_option", ()), ctx)
     if recipe is not None:
         explicit = _recipe_options(recipe, ctx) | explicit
+        parts = {
+            part: _part_values(recipe, part, table, ctx) | parts.get(part, {}) for part, table in recipe.parts.items()
+        }
+    if parts:
+        explicit["part_options"] = parts
     treebank, data_notes = _training_files(explicit, given["model_dir"])
     if explicit.get("half_precision") and arch in PIPELINE:
         data_notes.append(HALVED_PIPELINE)
@@ -417,25 +431,48 @@ def _recipe_of(given: dict, ctx: click.Context):  # noqa: ANN202 - a Recipe or N
 HALVED_PIPELINE = (
     "parameters stored as float16 before the beam was chosen on dev (the parts' own dev figures are of float32)"
 )
+PART_FAMILIES = ("tagger", "tokenizer")  # the pipeline's parts that take options of their own (--part-option)
 NOT_IN_RECIPES = {"arch", "recipe", "train_file", "dev_file", "treebank", "model_dir", "overwrite", "resume"}
 
 
 def _recipe_options(recipe, ctx: click.Context) -> dict:  # noqa: ANN001 - a Recipe
     """The recipe's training options (and seed) as the command line's values; a key that is not an option of
     ``train`` for its arch is an error naming the file and the key."""
-    params = {param.name: param for param in ctx.command.params if isinstance(param, FamilyOption)}
     values = {"seed": recipe.seed} if recipe.seed is not None else {}
     for key, value in recipe.options.items():
-        param = params.get(key)
-        if param is None or key in NOT_IN_RECIPES or recipe.arch not in param.families:
-            raise click.UsageError(
-                f"{recipe.path}: [train] {key}: not an option of lstmparse train --arch {recipe.arch}"
-            )
-        try:
-            values[key] = param.type_cast_value(ctx, value)
-        except click.BadParameter as error:
-            raise click.UsageError(f"{recipe.path}: [train] {key}: {error.message}") from None
+        values[key] = _option_value(ctx, recipe.arch, key, value, f"{recipe.path}: [train] {key}")
     return values
+
+
+def _given_part_options(values: tuple[str, ...], ctx: click.Context) -> dict[str, dict]:
+    """``--part-option tagger.hidden=200 ...`` as {"tagger": {"hidden": 200}}, each value of the part's option type."""
+    parts: dict[str, dict] = {}
+    for value in values:
+        name, equals, text = value.partition("=")
+        part, dot, key = name.partition(".")
+        if not (equals and dot and part in PART_FAMILIES):
+            raise click.UsageError(f"--part-option {value}: PART.OPTION=VALUE, PART one of {', '.join(PART_FAMILIES)}")
+        parts.setdefault(part, {})[key] = _option_value(ctx, part, key, text, f"--part-option {value}")
+    return parts
+
+
+def _part_values(recipe, part: str, table: dict, ctx: click.Context) -> dict:  # noqa: ANN001 - a Recipe
+    """A recipe's [tagger] or [tokenizer] table as the part's option values."""
+    return {key: _option_value(ctx, part, key, value, f"{recipe.path}: [{part}] {key}") for key, value in table.items()}
+
+
+def _option_value(ctx: click.Context, arch: str, key: str, value: object, where: str) -> object:
+    """``value`` as ``train --arch ARCH``'s option ``key`` reads it; one that is not an option is an error."""
+    params = {param.name: param for param in ctx.command.params if isinstance(param, FamilyOption)}
+    param = params.get(key)
+    if param is None or key in NOT_IN_RECIPES or arch not in param.families:
+        raise click.UsageError(f"{where}: not an option of lstmparse train --arch {arch}")
+    if param.is_flag and isinstance(value, str):
+        value = {"true": True, "false": False}.get(value.lower(), value)
+    try:
+        return param.type_cast_value(ctx, value)
+    except click.BadParameter as error:
+        raise click.UsageError(f"{where}: {error.message}") from None
 
 
 def _build_pipeline(recipe, explicit: dict, treebank, data_notes: list[str], started: float) -> None:  # noqa: ANN001

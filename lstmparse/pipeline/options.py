@@ -26,6 +26,7 @@ class PipelineOptions(RunOptions):
     joint_member: bool = False  # also a joint-UPOS parser (words, characters); the two parsers' ensemble parses
     half_precision: bool = False  # parameters stored as float16 before the choices made on dev
     cores: int = 1  # the parts trained at once (the farm's workers): the budget is minutes of wall time on them
+    part_options: dict[str, dict] = field(default_factory=dict)  # "tagger"/"tokenizer": train --arch PART's options
     resume: bool = False  # reuse the parts (and jack-knifed data) already in model_dir that match this run
     choose: tuple[str, ...] = ()  # parser settings chosen from the training data (lstmparse.pipeline.recipe)
     given_parts: dict[str, str] = field(default_factory=dict)  # parts already trained: copied, not trained
@@ -39,7 +40,7 @@ class PipelineOptions(RunOptions):
         parser_given.setdefault("train_file", "")  # every part given: nothing to train on
         parser = StackLSTMOptions.from_command_line(parser_given | {"model_dir": ""})
         values = common_values(given) | given_fields(given, "jackknife", "taggers", "pretrained", "resume", "encoder")
-        values |= given_fields(given, "joint_member", "half_precision", "cores")
+        values |= given_fields(given, "joint_member", "half_precision", "cores", "part_options")
         choose = tuple(name for name in ("features", "system") if name not in given)
         parts = {
             part: str(given[f"{part}_model"])

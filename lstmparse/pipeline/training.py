@@ -57,7 +57,7 @@ from lstmparse.pipeline.recipe import choose_settings, part_budgets, treebank_fa
 from lstmparse.stacklstm.options import StackLSTMOptions, parse_features
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tagger.ensemble import analyses_first
-from lstmparse.tagger.options import TaggerDimensions, TaggerOptions
+from lstmparse.tagger.options import TaggerOptions
 from lstmparse.tokenizer.options import TokenizerOptions
 
 TAG_FEATURES = {"pos", "feats"}  # the parser features read from tag columns, which the parser learns jack-knifed
@@ -222,18 +222,25 @@ def _chosen_parser_settings(options: PipelineOptions, record: dict, log: TextIO)
 
 
 def _part_options(
-    options_class: type, options: PipelineOptions, model_dir: Path, train: str, budget: str
+    options_class: type[TaggerOptions] | type[TokenizerOptions],
+    options: PipelineOptions,
+    model_dir: Path,
+    train: str,
+    budget: str,
 ) -> RunOptions:
-    """A part's options: the pipeline's data and seed, and ``budget``'s share of its minutes (tagger, fold, ...)."""
-    values: dict[str, object] = {"train": train, "dev": options.dev, "model_dir": str(model_dir), "seed": options.seed}
-    values["max_minutes"] = budgets_of(options)[budget]
+    """A part's options, as ``train --arch PART`` reads them: the pipeline's data and seed, ``budget``'s share of
+    its minutes (tagger, fold, ...), the taggers' vectors and encoder, and the part's own options
+    (``part_options``)."""
+    kind = "tokenizer" if options_class is TokenizerOptions else "tagger"
+    given: dict[str, object] = {"train_file": train, "dev_file": options.dev, "model_dir": str(model_dir)}
+    given |= {"seed": options.seed, "max_minutes": budgets_of(options)[budget]}
     if options.epochs:
-        values["epochs"] = options.epochs
-    if options_class is TaggerOptions:
-        values["pretrained"] = options.pretrained
-        if options.encoder:
-            values["dims"] = TaggerDimensions(encoder=options.encoder)
-    return options_class(**values)
+        given["epochs"] = options.epochs
+    if kind == "tagger":
+        given |= {
+            key: value for key, value in (("pretrained", options.pretrained), ("encoder", options.encoder)) if value
+        }
+    return options_class.from_command_line(given | options.part_options.get(kind, {}))
 
 
 def _trained_taggers(options: PipelineOptions, log: TextIO) -> dict:

@@ -263,3 +263,18 @@ def test_a_pipeline_whose_parser_reads_no_tags_has_no_fold_jobs():
     )
     steps = sorted(job.step for job in plan_jobs(plan, {"ta_ttb": FILES}, Path("/w")))
     assert steps == ["evaluate", "pipeline", "tagger", "tokenizer"]
+
+
+def test_an_option_set_to_false_is_trains_own_off_switch():
+    """A flag with an off switch (``--factored-feats/--whole-feats``) is that switch when false; the table the farm
+    reads it from is the command line's."""
+    from lstmparse.app.farm.plan import NEGATIVE_FLAGS, option_arguments
+    from lstmparse.cli.train import train
+
+    switches = {param.name: param.secondary_opts for param in train.params if getattr(param, "secondary_opts", None)}
+    assert {name: opts[0] for name, opts in switches.items()} == NEGATIVE_FLAGS
+    assert option_arguments({"factored_feats": False, "joint_member": False, "hidden": 40}) == [
+        "--whole-feats",
+        "--hidden",
+        "40",
+    ]

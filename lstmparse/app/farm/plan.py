@@ -81,12 +81,14 @@ class Setting:
     recipe: str | None = None  # a recipe file for each treebank: "{treebank}" in it is the treebank's name
 
     def for_treebank(self, treebank: str) -> Setting:
-        """The setting as it trains ``treebank``: its recipe's arch, options (the setting's own over them) and
-        budget where it names one."""
+        """The setting as it trains ``treebank``: its recipe's arch, options (the setting's own over them; the
+        parts' own as ``part_options``) and budget where it names one."""
         if self.recipe is None:
             return self
         recipe = read_recipe(self.recipe.replace("{treebank}", treebank))
         options = {key: value for key, value in recipe.options.items() if key != "max_minutes"} | self.options
+        if recipe.parts:
+            options["part_options"] = recipe.parts
         budget = recipe.options.get("max_minutes", self.budget_minutes)
         minutes = None if budget is None else float(str(budget))
         sources = self.evaluate or DEFAULT_SOURCES.get(recipe.arch, ("tokens",))
@@ -229,15 +231,31 @@ def _setting(table: dict, default_budget: float | None, where: str, plan_path: P
     return Setting(name, arch, dict(options), budget, sources)
 
 
+NEGATIVE_FLAGS = {"factored_feats": "--whole-feats", "length_batches": "--random-batches"}  # train's off switches
+
+
 def option_arguments(options: dict[str, object]) -> list[str]:
-    """``{"features": "words,pos", "pseudo_projective": True}`` as ``--features words,pos --pseudo-projective``."""
+    """``{"features": "words,pos", "pseudo_projective": True}`` as ``--features words,pos --pseudo-projective``; a
+    flag set to false is its off switch where it has one (``factored_feats = false``: ``--whole-feats``)."""
     arguments: list[str] = []
     for key, value in options.items():
         flag = "--" + key.replace("_", "-")
         if value is True:
             arguments.append(flag)
-        elif value is not False:
+        elif value is False:
+            arguments += [NEGATIVE_FLAGS[key]] if key in NEGATIVE_FLAGS else []
+        else:
             arguments += [flag, str(value)]
+    return arguments
+
+
+def part_option_arguments(parts: dict[str, dict[str, object]]) -> list[str]:
+    """``{"tagger": {"hidden": 200}}`` as ``--part-option tagger.hidden=200`` (a pipeline's parts' own options)."""
+    arguments = []
+    for part, options in parts.items():
+        for key, value in options.items():
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            arguments += ["--part-option", f"{part}.{key}={text}"]
     return arguments
 
 
@@ -304,9 +322,12 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     from lstmparse.pipeline.recipe import part_budgets
 
     options = dict(setting.options)
+    given_parts = options.pop("part_options", {})  # the tagger's and tokenizer's own options
+    parts: dict[str, dict[str, object]] = given_parts if isinstance(given_parts, dict) else {}
     folds = int(str(options.get("jackknife", 4)))
     part_options = {key: options[key] for key in ("epochs",) if key in options}
     tagger_options = part_options | {key: options[key] for key in ("pretrained", "encoder") if key in options}
+    tagger_options |= parts.get("tagger", {})
     taggers = int(str(options.get("taggers", 1)))
     parsers = 2 if options.get("joint_member") else 1
     cores = int(str(options.get("cores", 1)))
@@ -337,7 +358,9 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     )
     jobs = [
         part_job("tagger", "tagger", files.train, f"{model_dir}/tagger", tagger_options),
-        part_job("tokenizer", "tokenizer", files.train, f"{model_dir}/tokenizer", part_options),
+        part_job(
+            "tokenizer", "tokenizer", files.train, f"{model_dir}/tokenizer", part_options | parts.get("tokenizer", {})
+        ),
     ]
     for k in range(2, taggers + 1):  # the other members of the tagger ensemble: the next seeds
         directory = f"{model_dir}/{tagger_member(k)}"
@@ -352,7 +375,7 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
         joint = joint_parser_arguments(options, files.train)
         jobs.append(part_job("parser-joint", "stacklstm", files.train, f"{model_dir}/{JOINT_PARSER}", joint))
     command = _train_command("pipeline", files.train, files.dev, model_dir, seed, setting.budget_minutes)
-    command += [*option_arguments(options), "--resume", "--recipe", NO_RECIPE]
+    command += [*option_arguments(options), *part_option_arguments(parts), "--resume", "--recipe", NO_RECIPE]
     jobs.append(
         Job(
             f"{prefix}/pipeline",
