@@ -31,7 +31,8 @@ def refitted(tmp_path_factory):
 
 def test_every_choice_that_applies_is_made_and_stored_in_one_block(refitted):
     model, chosen, log = refitted
-    assert list(chosen) == ["known_lemma_weight", "lemma_casing_weight", "beam"]  # one tagger, one parser
+    # one tagger (with the companions table, without the analyses), one parser
+    assert list(chosen) == ["upos_companions", "known_lemma_weight", "lemma_casing_weight", "beam"]
     manifest = json.loads((model / "config.json").read_text(encoding="utf-8"))
     assert manifest["choices"] == chosen and manifest["decoding"] == {"beam": chosen["beam"]["value"]}
     assert all(f"{name} on dev" in log for name in chosen)

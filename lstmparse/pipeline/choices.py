@@ -93,6 +93,24 @@ def set_tagger(name: str) -> Callable[[Pipeline, float], None]:
     return set_value
 
 
+def set_tagger_flag(name: str) -> Callable[[Pipeline, float], None]:
+    """Set one of the first tagger's switches (``use_analyses``, ``use_companions``) on (1) or off (0)."""
+
+    def set_value(pipeline: Pipeline, value: float) -> None:
+        setattr(first_tagger(pipeline), name, bool(value))
+
+    return set_value
+
+
+def has_dictionary(name: str) -> Callable[[Pipeline], bool]:
+    """Whether the first tagger stores the dictionary a switch turns on (``analyses``, ``companions``)."""
+
+    def applies(pipeline: Pipeline) -> bool:
+        return pipeline.tagger is not None and getattr(first_tagger(pipeline), name) is not None
+
+    return applies
+
+
 LOADED_MEMBERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # pipeline -> its parts' members as loaded
 
 
@@ -161,6 +179,28 @@ CHOICES = (
         set_parsers,
         parsed_at,
         "the parsers whose mean parses: the tag-reading parser, and the joint-UPOS one beside it",
+    ),
+    Choice(
+        "seen_analyses",
+        (0, 1),
+        0,
+        "UFeats",
+        0.2,
+        has_dictionary("analyses"),
+        set_tagger_flag("use_analyses"),
+        tagged,
+        "a word seen in training with its UPOS takes the best-scored of the FEATS it had (tagger/analyses.py)",
+    ),
+    Choice(
+        "upos_companions",
+        (1, 0),
+        1,
+        "AllTags",
+        0.1,
+        has_dictionary("companions"),
+        set_tagger_flag("use_companions"),
+        tagged,
+        "a word's XPOS and FEATS among those seen with its UPOS (tagger/companions.py)",
     ),
     Choice(
         "known_lemma_weight",

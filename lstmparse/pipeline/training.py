@@ -56,7 +56,6 @@ from lstmparse.pipeline.options import PipelineOptions
 from lstmparse.pipeline.recipe import choose_settings, part_budgets, treebank_facts
 from lstmparse.stacklstm.options import StackLSTMOptions, parse_features
 from lstmparse.tagger.api import POSTagger
-from lstmparse.tagger.ensemble import analyses_first
 from lstmparse.tagger.options import TaggerOptions
 from lstmparse.tokenizer.options import TokenizerOptions
 
@@ -247,9 +246,9 @@ def _trained_taggers(options: PipelineOptions, log: TextIO) -> dict:
     """The tagger; with ``taggers`` > 1, also the other members (the next seeds) and their ensemble.
 
     Members are ``tagger``, ``tagger_2``, ... (each trained or reused as a part is);
-    the ensemble's manifest in ``tagger_ensemble`` names them, those whose training
-    kept the seen analyses first.  The fold taggers stay single: they only tag the
-    parser's training data.
+    the ensemble's manifest in ``tagger_ensemble`` names them in that order (the
+    choices on dev keep the first ones).  The fold taggers stay single: they only tag
+    the parser's training data.
     """
     first = _trained("tagger", TaggerOptions, options, log)
     directory = Path(options.model_dir)
@@ -261,7 +260,7 @@ def _trained_taggers(options: PipelineOptions, log: TextIO) -> dict:
         part = _part_options(TaggerOptions, options, directory / tagger_member(k), options.train, "tagger")
         part.seed = None if options.seed is None else options.seed + k - 1  # None: each draws its own
         members[tagger_member(k)] = _train_or_reuse(tagger_member(k), "tagger", part, options.resume, log)
-    order = analyses_first([directory / name for name in members])
+    order = [directory / name for name in members]  # by seed: the choices on dev keep the first ones
     write_ensemble(order, directory / TAGGERS_DIRECTORY)
     print(f"tagger: the ensemble of {', '.join(path.name for path in order)} in {TAGGERS_DIRECTORY}", file=log)
     return {"members": members, "order": [path.name for path in order]}

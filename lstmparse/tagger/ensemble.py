@@ -15,13 +15,12 @@ sentences of its group.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from lstmparse.core.ensembles import TagDistribution, checked_members, member_directories
 from lstmparse.core.records import ModelRecord
-from lstmparse.tagger.model import SEEN_ANALYSES, Tagger
+from lstmparse.tagger.model import Tagger
 from lstmparse.tagger.outputs import GroupOutputs
 
 
@@ -57,18 +56,3 @@ def _outputs(tagger: Tagger) -> tuple:
     """What members must share: the values whose probabilities are averaged, in one order."""
     names = (*tagger.columns, *tagger.features)
     return names, tuple(tuple(tagger.vocabs[name].strings) for name in names)
-
-
-def analyses_first(taggers: Sequence[Path]) -> list[Path]:
-    """Taggers in an ensemble's order: those whose training kept the seen analyses first, else as given.
-
-    The first member's dictionaries apply to the mean; dev chose the seen analyses for a
-    member only where they raised its FEATS accuracy (``tagger/training.py``).
-    """
-    return sorted(taggers, key=lambda tagger: not _keeps_analyses(tagger))
-
-
-def _keeps_analyses(tagger: Path) -> bool:
-    """Whether a tagger's vocabulary file holds the dictionary of seen analyses."""
-    config = json.loads((tagger / "config.json").read_text(encoding="utf-8"))
-    return SEEN_ANALYSES in json.loads((tagger / config["vocab_file"]).read_text(encoding="utf-8"))

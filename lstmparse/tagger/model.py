@@ -49,6 +49,8 @@ ARCH = "tagger"
 LEMMA_LOOKUP = "lemma_lookup"  # the vocabulary file's entry for the (form, UPOS) -> lemma table
 FEATURES_BY_UPOS = "features_by_upos"  # the vocabulary file's entry for the feature names each UPOS takes
 SEEN_ANALYSES = "seen_analyses"  # the vocabulary file's entry for the form -> UPOS -> FEATS dictionary
+USE_SEEN_ANALYSES = "use_seen_analyses"  # and whether it decides FEATS (absent: it does, as before it was stored)
+USE_UPOS_COMPANIONS = "use_upos_companions"  # whether the companions mend XPOS and FEATS (absent: they do)
 KNOWN_LEMMA_WEIGHT = "known_lemma_weight"  # the vocabulary file's entry: how much a rule making a training lemma gains
 LEMMA_CASINGS = "lemma_casings"  # the vocabulary file's entry: how training lemmas are cased, by UPOS and form shape
 LEMMA_CASING_WEIGHT = "lemma_casing_weight"  # the vocabulary file's entry: how much an unusual casing costs a rule
@@ -116,8 +118,10 @@ class Tagger:
             self.lemma_feats = model.add_lookup_parameters((len(vocabs["feats"]), dims.lemma_feats))
         self.dropout = 0.0
         self.training_record: dict = {}
-        self.analyses: SeenAnalyses | None = None  # kept by training where dev says it helps (tagger/analyses.py)
+        self.analyses: SeenAnalyses | None = None  # the training words' analyses (tagger/analyses.py)
+        self.use_analyses = True  # whether they decide a seen word's FEATS: chosen on dev by training (or a pipeline)
         self.companions: UposCompanions | None = None  # the XPOS and FEATS seen with each UPOS (tagger/companions.py)
+        self.use_companions = True  # whether they mend a word's XPOS and FEATS (a pipeline may choose on dev)
         self.known_lemma_weight = 0.0  # chosen on dev by training (tagger/lemmas.py: preferred_lemma)
         self.lemma_casings = LemmaCasings({})  # counted from the training data (tagger/lemmas.py)
         self.lemma_casing_weight = 0.0  # chosen on dev by training, as known_lemma_weight
@@ -301,9 +305,10 @@ class Tagger:
         feature_log_probs = {}
         if self.features and self.feats_from != "string":
             feature_log_probs = self._predict_features(size, length, outputs, predicted, string_log_probs.max(axis=0))
-        if self.analyses is not None:
+        if self.analyses is not None and self.use_analyses:
             self._seen_analyses(group, predicted, string_log_probs, feature_log_probs)
-        if self.companions is not None:  # whole FEATS strings only: the per-feature outputs follow UPOS already
+        if self.companions is not None and self.use_companions:  # whole FEATS strings only: per-feature outputs
+            # follow UPOS already
             mended = ["xpos", "feats"] if self.feats_from == "string" else ["xpos"]
             self.companions.mend(predicted, scores, self.vocabs, mended)
         self._unknown_pictographs_as_symbols(group, predicted, upos)
@@ -421,8 +426,10 @@ class Tagger:
             vocab[FEATURES_BY_UPOS] = {upos: sorted(names) for upos, names in self.allowed_features.items()}
         if self.analyses is not None:
             vocab[SEEN_ANALYSES] = self.analyses.to_json()
+            vocab[USE_SEEN_ANALYSES] = self.use_analyses
         if self.companions is not None:
             vocab[UPOS_COMPANIONS] = self.companions.to_json()
+            vocab[USE_UPOS_COMPANIONS] = self.use_companions
         if self.known_lemma_weight:
             vocab[KNOWN_LEMMA_WEIGHT] = self.known_lemma_weight
         if self.lemma_casings.counts:
@@ -439,8 +446,8 @@ class Tagger:
         with model_contents(directory_of(source)):
             lookup = LemmaLookup.from_json(vocab.pop(LEMMA_LOOKUP, {}))
             allowed = vocab.pop(FEATURES_BY_UPOS, {})
-            analyses = vocab.pop(SEEN_ANALYSES, None)
-            companions = vocab.pop(UPOS_COMPANIONS, None)
+            analyses, use_analyses = vocab.pop(SEEN_ANALYSES, None), vocab.pop(USE_SEEN_ANALYSES, True)
+            companions, use_companions = vocab.pop(UPOS_COMPANIONS, None), vocab.pop(USE_UPOS_COMPANIONS, True)
             known_lemma_weight = vocab.pop(KNOWN_LEMMA_WEIGHT, 0.0)
             casings, casing_weight = vocab.pop(LEMMA_CASINGS, {}), vocab.pop(LEMMA_CASING_WEIGHT, 0.0)
             vocabs = {name: Vocabulary.from_json(v) for name, v in vocab.items()}
@@ -450,6 +457,7 @@ class Tagger:
         tagger.training_record = config.get("training", {})
         tagger.analyses = SeenAnalyses.from_json(analyses) if analyses is not None else None
         tagger.companions = UposCompanions.from_json(companions) if companions is not None else None
+        tagger.use_analyses, tagger.use_companions = bool(use_analyses), bool(use_companions)
         tagger.known_lemma_weight = float(known_lemma_weight)
         tagger.lemma_casings, tagger.lemma_casing_weight = LemmaCasings.from_json(casings), float(casing_weight)
         return tagger

@@ -37,7 +37,7 @@ from lstmparse.io.formats import BLANK_VALUES, Sentence, read_sentences
 from lstmparse.layers.embeddings import read_word2vec
 from lstmparse.tagger.analyses import SeenAnalyses
 from lstmparse.tagger.grouping import tag_all
-from lstmparse.tagger.model import KNOWN_LEMMA_WEIGHT, LEMMA_CASING_WEIGHT, SEEN_ANALYSES, Tagger
+from lstmparse.tagger.model import KNOWN_LEMMA_WEIGHT, LEMMA_CASING_WEIGHT, SEEN_ANALYSES, USE_SEEN_ANALYSES, Tagger
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerOptions
 
 
@@ -73,27 +73,29 @@ ANALYSES_MARGIN = 0.2  # dev FEATS points the dictionary of seen analyses must a
 
 
 def choose_analyses(tagger: Tagger, train: Sequence[Sentence], dev: Sequence[Sentence]) -> dict:
-    """Keep the dictionary of the training words' analyses in ``tagger`` if it raises dev's FEATS accuracy.
+    """Learn the dictionary of the training words' analyses; let it decide FEATS if it raises dev's FEATS accuracy.
 
     Measured on the shipped taggers' dev sets (gold tokens): +0.35 to +0.40 FEATS on
     Hungarian, Welsh and Tamil, where many words are seen once or twice; -0.1 to -0.7
     on English, Greek, Wolof, Uyghur and Coptic, whose dev words often take analyses they
-    never had in training.  So dev decides, with a margin of ``ANALYSES_MARGIN``.
+    never had in training.  So dev decides, with a margin of ``ANALYSES_MARGIN``; the
+    dictionary is kept either way, for a pipeline to choose again as it ships
+    (:mod:`lstmparse.pipeline.choices`).
     """
-    tagger.analyses = None
-    without = accuracies(tagger, dev)["feats"]
     tagger.analyses = SeenAnalyses.learn((t.form, t.upos, t.feats) for s in train for t in s.tokens)
+    tagger.use_analyses = False
+    without = accuracies(tagger, dev)["feats"]
+    tagger.use_analyses = True
     with_analyses = accuracies(tagger, dev)["feats"]
-    kept = with_analyses >= without + ANALYSES_MARGIN
-    if not kept:
-        tagger.analyses = None
-    return {"dev_feats": without, "dev_feats_seen_analyses": with_analyses, "kept": kept}
+    tagger.use_analyses = with_analyses >= without + ANALYSES_MARGIN
+    return {"dev_feats": without, "dev_feats_seen_analyses": with_analyses, "kept": tagger.use_analyses}
 
 
 def keep_analyses_if_better(
     model_dir: str, train: Sequence[Sentence], dev: Sequence[Sentence], log: TextIO = sys.stderr
 ) -> dict:
-    """The trained tagger in ``model_dir`` keeps the dictionary of seen analyses if dev says so (vocabulary rewritten).
+    """The trained tagger in ``model_dir`` stores the dictionary of seen analyses, used if dev says so (vocabulary
+    rewritten).
 
     Only the vocabulary and the training record change: the parameters are written back
     as they are stored (a half-precision model stays one).
@@ -106,8 +108,9 @@ def keep_analyses_if_better(
         f"{'kept' if figures['kept'] else 'not kept'}",
         file=log,
     )
-    kept = {SEEN_ANALYSES: tagger.analyses.to_json()} if tagger.analyses is not None else {}
-    update_vocab(model_dir, kept, {"seen_analyses": figures}, drop=[SEEN_ANALYSES])
+    assert tagger.analyses is not None
+    stored = {SEEN_ANALYSES: tagger.analyses.to_json(), USE_SEEN_ANALYSES: tagger.use_analyses}
+    update_vocab(model_dir, stored, {"seen_analyses": figures}, drop=[SEEN_ANALYSES, USE_SEEN_ANALYSES])
     return figures
 
 
