@@ -62,10 +62,11 @@ def test_training_builds_every_part_and_a_manifest(pipeline):
     assert parser_record["train"].endswith("train.tagged.conllu")  # trained on jack-knifed tags
     assert not list((model / "jackknife").glob("fold-*"))  # the folds' taggers are not kept
     assert "jack-knife fold 2 of 2" in result.stderr
-    decoding = manifest["training"]["decoding"]  # the beam chosen on dev, its reason on stderr and in the card
-    assert manifest["decoding"] == {"beam": decoding["beam"]} and sorted(decoding["dev_las"]) == ["1", "2", "4"]
-    assert decoding["reason"] in result.stderr
-    assert decoding["reason"] in json.loads((model / "card.json").read_text())["choices"]
+    beam = manifest["choices"]["beam"]  # the beam chosen on dev: in the manifest's block, on stderr, in the card
+    assert manifest["decoding"] == {"beam": beam["value"]} and sorted(beam["dev_LAS"]) == ["1", "2", "4"]
+    assert f"beam on dev (LAS): 1 {beam['dev_LAS']['1']:.2f}" in result.stderr
+    card = json.loads((model / "card.json").read_text())
+    assert any(line.startswith(f"beam {beam['value']}: the parser's beam") for line in card["choices"])
 
 
 def test_jackknifed_training_data_keeps_trees_and_replaces_tags(pipeline, small_treebank):
