@@ -381,9 +381,8 @@ def train(**given) -> None:
     parts = _given_part_options(explicit.pop("part_option", ()), ctx)
     if recipe is not None:
         explicit = _recipe_options(recipe, ctx) | explicit
-        parts = {
-            part: _part_values(recipe, part, table, ctx) | parts.get(part, {}) for part, table in recipe.parts.items()
-        }
+        from_recipe = {part: _part_values(recipe, part, table, ctx) for part, table in recipe.parts.items()}
+        parts = {part: from_recipe.get(part, {}) | parts.get(part, {}) for part in {**from_recipe, **parts}}
     if parts:
         explicit["part_options"] = parts
     treebank, data_notes = _training_files(explicit, given["model_dir"])
@@ -403,6 +402,8 @@ def train(**given) -> None:
         _store_half_precision(options.model_dir)
         data_notes.append("parameters stored as float16 after training (the dev figures are of float32)")
     card = training_card(arch, options.train, record, treebank, given["language"], data_notes)
+    if recipe is not None:
+        card["recipe"] = recipe_entry(recipe, explicit)
     card["training"] = {"command": "lstmparse " + " ".join(sys.argv[1:]), "minutes": (time.time() - started) / 60}
     write_card(options.model_dir, card)
     click.echo(f"{_summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)
@@ -475,6 +476,12 @@ def _option_value(ctx: click.Context, arch: str, key: str, value: object, where:
         raise click.UsageError(f"{where}: {error.message}") from None
 
 
+def recipe_entry(recipe, explicit: dict) -> dict:  # noqa: ANN001 - a Recipe
+    """The card's record of the recipe a model was made by: its name and file, the options and seed it ran with."""
+    options = {key: value for key, value in explicit.items() if key not in NOT_IN_RECIPES and key != "language"}
+    return {"name": recipe.name, "file": recipe.path.name, "options": options}
+
+
 def _build_pipeline(recipe, explicit: dict, treebank, data_notes: list[str], started: float) -> None:  # noqa: ANN001
     """A pipeline made by its recipe: the parts at once on the machine's cores, then the pipeline step; its card."""
     from lstmparse.app.catalog import training_card, write_card
@@ -490,7 +497,7 @@ def _build_pipeline(recipe, explicit: dict, treebank, data_notes: list[str], sta
     cores = int(str(options.get("cores", 1)))
     record = build_pipeline(options, files, explicit["model_dir"], seed, workers=cores)
     card = training_card("pipeline", files[0], record, treebank, explicit.get("language"), data_notes)
-    card["recipe"] = {"name": recipe.name, "file": recipe.path.name, "options": options, "seed": seed}
+    card["recipe"] = recipe_entry(recipe, explicit)
     command = "lstmparse " + " ".join(sys.argv[1:])
     card["training"] = {
         "command": command,
