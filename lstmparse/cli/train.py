@@ -339,7 +339,7 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     type=click.IntRange(min=1),
     families=PIPELINE,
     help="taggers to train (seeds --seed, --seed + 1, ...); from 2 on, their ensemble tags (more accurate, "
-    f"slower: models/README.md) [default: {default_of(PipelineOptions, 'taggers')}]",
+    f"slower) [default: the recipe's; {default_of(PipelineOptions, 'taggers')} with --recipe none]",
 )
 @family_option(
     "--joint-member",
@@ -353,7 +353,7 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     type=click.IntRange(min=1),
     families=PIPELINE,
     help="parts trained at once (as the farm trains them): --max-minutes is wall time on that many cores "
-    f"[default: {default_of(PipelineOptions, 'cores')}]",
+    f"[default: the recipe's; {default_of(PipelineOptions, 'cores')} with --recipe none]",
 )
 @family_option(
     "--part-option",
