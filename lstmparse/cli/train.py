@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import click
 
@@ -31,6 +30,18 @@ from lstmparse.cli.family_options import (
     defaults_of,
     family_option,
     learning_rate_default,
+)
+from lstmparse.cli.train_setup import (
+    HALVED_PIPELINE,
+    build_recipe_pipeline,
+    given_part_options,
+    part_values,
+    recipe_entry,
+    recipe_of,
+    recipe_options,
+    store_half_precision_parts,
+    summary,
+    training_files,
 )
 from lstmparse.core.families import family
 from lstmparse.layers import CHAR_LSTM_SIZE
@@ -371,25 +382,25 @@ def train(**given) -> None:
 
     started = time.time()
     ctx = click.get_current_context()
-    recipe = _recipe_of(given, ctx)
+    recipe = recipe_of(given, _was_given(ctx, "arch"))
     arch = given["arch"] = recipe.arch if recipe is not None else given["arch"]
     _refuse_foreign_options(ctx, arch)
     check_training_directory(given["model_dir"], given["resume"], given["overwrite"])
     options_class = family(arch).options_class()
     memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
     explicit = {name: value for name, value in given.items() if _was_given(ctx, name)}
-    parts = _given_part_options(explicit.pop("part_option", ()), ctx)
+    parts = given_part_options(explicit.pop("part_option", ()), ctx)
     if recipe is not None:
-        explicit = _recipe_options(recipe, ctx) | explicit
-        from_recipe = {part: _part_values(recipe, part, table, ctx) for part, table in recipe.parts.items()}
+        explicit = recipe_options(recipe, ctx) | explicit
+        from_recipe = {part: part_values(recipe, part, table, ctx) for part, table in recipe.parts.items()}
         parts = {part: from_recipe.get(part, {}) | parts.get(part, {}) for part in {**from_recipe, **parts}}
     if parts:
         explicit["part_options"] = parts
-    treebank, data_notes = _training_files(explicit, given["model_dir"])
+    treebank, data_notes = training_files(explicit, given["model_dir"])
     if explicit.get("half_precision") and arch in PIPELINE:
         data_notes.append(HALVED_PIPELINE)
     if recipe is not None and arch in PIPELINE:
-        _build_pipeline(recipe, explicit, treebank, data_notes, started)
+        build_recipe_pipeline(recipe, explicit, treebank, data_notes, started)
         return
     options = options_class.from_command_line(explicit)
     configure_dynet(seed=options.seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY, training=True)
@@ -399,125 +410,14 @@ def train(**given) -> None:
         click.echo(f"lstmparse: interrupted; {_how_to_continue(arch)}", err=True)
         sys.exit(130)
     if explicit.get("half_precision") and arch not in PIPELINE:  # a pipeline halves itself before its choices
-        _store_half_precision(options.model_dir)
+        store_half_precision_parts(options.model_dir)
         data_notes.append("parameters stored as float16 after training (the dev figures are of float32)")
     card = training_card(arch, options.train, record, treebank, given["language"], data_notes)
     if recipe is not None:
         card["recipe"] = recipe_entry(recipe, explicit)
     card["training"] = {"command": "lstmparse " + " ".join(sys.argv[1:]), "minutes": (time.time() - started) / 60}
     write_card(options.model_dir, card)
-    click.echo(f"{_summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)
-
-
-def _recipe_of(given: dict, ctx: click.Context):  # noqa: ANN202 - a Recipe or None
-    """The recipe to make the model by: the one named, the default one for a pipeline, None with ``--recipe none``
-    (or for other archs without one)."""
-    from lstmparse.app.farm.plan import NO_RECIPE
-    from lstmparse.app.recipes import default_recipe, read_recipe
-
-    name = given["recipe"]
-    if name == NO_RECIPE:
-        return None
-    if name is None:  # a pipeline assembled from parts trained before is not made by a recipe
-        parts_given = any(given.get(f"{part}_model") for part in ("parser", "tagger", "tokenizer"))
-        return default_recipe() if given["arch"] in PIPELINE and not parts_given else None
-    recipe = read_recipe(name)
-    if _was_given(ctx, "arch") and given["arch"] != recipe.arch:
-        raise click.UsageError(f"--arch {given['arch']}, but the recipe {name} makes a {recipe.arch}")
-    if recipe.arch not in FAMILIES:
-        raise click.UsageError(f"{name}: [model] arch: {recipe.arch!r} is not one of {', '.join(FAMILIES)}")
-    return recipe
-
-
-HALVED_PIPELINE = (
-    "parameters stored as float16 before the beam was chosen on dev (the parts' own dev figures are of float32)"
-)
-PART_FAMILIES = ("tagger", "tokenizer")  # the pipeline's parts that take options of their own (--part-option)
-NOT_IN_RECIPES = {"arch", "recipe", "train_file", "dev_file", "treebank", "model_dir", "overwrite", "resume"}
-
-
-def _recipe_options(recipe, ctx: click.Context) -> dict:  # noqa: ANN001 - a Recipe
-    """The recipe's training options (and seed) as the command line's values; a key that is not an option of
-    ``train`` for its arch is an error naming the file and the key."""
-    values = {"seed": recipe.seed} if recipe.seed is not None else {}
-    for key, value in recipe.options.items():
-        values[key] = _option_value(ctx, recipe.arch, key, value, f"{recipe.path}: [train] {key}")
-    return values
-
-
-def _given_part_options(values: tuple[str, ...], ctx: click.Context) -> dict[str, dict]:
-    """``--part-option tagger.hidden=200 ...`` as {"tagger": {"hidden": 200}}, each value of the part's option type."""
-    parts: dict[str, dict] = {}
-    for value in values:
-        name, equals, text = value.partition("=")
-        part, dot, key = name.partition(".")
-        if not (equals and dot and part in PART_FAMILIES):
-            raise click.UsageError(f"--part-option {value}: PART.OPTION=VALUE, PART one of {', '.join(PART_FAMILIES)}")
-        parts.setdefault(part, {})[key] = _option_value(ctx, part, key, text, f"--part-option {value}")
-    return parts
-
-
-def _part_values(recipe, part: str, table: dict, ctx: click.Context) -> dict:  # noqa: ANN001 - a Recipe
-    """A recipe's [tagger] or [tokenizer] table as the part's option values."""
-    return {key: _option_value(ctx, part, key, value, f"{recipe.path}: [{part}] {key}") for key, value in table.items()}
-
-
-def _option_value(ctx: click.Context, arch: str, key: str, value: object, where: str) -> object:
-    """``value`` as ``train --arch ARCH``'s option ``key`` reads it; one that is not an option is an error."""
-    params = {param.name: param for param in ctx.command.params if isinstance(param, FamilyOption)}
-    param = params.get(key)
-    if param is None or key in NOT_IN_RECIPES or arch not in param.families:
-        raise click.UsageError(f"{where}: not an option of lstmparse train --arch {arch}")
-    if param.is_flag and isinstance(value, str):
-        value = {"true": True, "false": False}.get(value.lower(), value)
-    try:
-        return param.type_cast_value(ctx, value)
-    except click.BadParameter as error:
-        raise click.UsageError(f"{where}: {error.message}") from None
-
-
-def recipe_entry(recipe, explicit: dict) -> dict:  # noqa: ANN001 - a Recipe
-    """The card's record of the recipe a model was made by: its name and file, the options and seed it ran with."""
-    options = {key: value for key, value in explicit.items() if key not in NOT_IN_RECIPES and key != "language"}
-    return {"name": recipe.name, "file": recipe.path.name, "options": options}
-
-
-def _build_pipeline(recipe, explicit: dict, treebank, data_notes: list[str], started: float) -> None:  # noqa: ANN001
-    """A pipeline made by its recipe: the parts at once on the machine's cores, then the pipeline step; its card."""
-    from lstmparse.app.catalog import training_card, write_card
-    from lstmparse.app.farm.builds import build_pipeline
-
-    options = {
-        key: value for key, value in explicit.items() if key not in NOT_IN_RECIPES and key not in ("seed", "language")
-    }
-    if explicit.get("dev_file") is None:
-        raise click.UsageError("a pipeline is made with a dev set: give --dev FILE, or --treebank DIR")
-    seed = int(explicit.get("seed") or 1)
-    files = (str(explicit["train_file"]), str(explicit["dev_file"]))
-    cores = int(str(options.get("cores", 1)))
-    record = build_pipeline(options, files, explicit["model_dir"], seed, workers=cores)
-    card = training_card("pipeline", files[0], record, treebank, explicit.get("language"), data_notes)
-    card["recipe"] = recipe_entry(recipe, explicit)
-    command = "lstmparse " + " ".join(sys.argv[1:])
-    card["training"] = {
-        "command": command,
-        "minutes": (time.time() - started) / 60,
-        "cpu_minutes": record["cpu_minutes"],
-    }
-    write_card(explicit["model_dir"], card)
-    click.echo(
-        f"{_summary(record)}; {record['total_seconds']:.0f} s in the pipeline step; model in {explicit['model_dir']}",
-        err=True,
-    )
-
-
-def _store_half_precision(model_dir: str) -> None:
-    """Every parameter file the model reads (a pipeline's parts, an ensemble's members) rewritten as float16."""
-    from lstmparse.core.model_io import store_half_precision
-    from lstmparse.pipeline.manifest import component_directories
-
-    for directory in component_directories(model_dir):
-        store_half_precision(directory)
+    click.echo(f"{summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)
 
 
 def _how_to_continue(arch: str) -> str:
@@ -525,39 +425,6 @@ def _how_to_continue(arch: str) -> str:
     if arch in STACK + SEQ2SEQ + PIPELINE:  # the families --resume applies to
         return "the same command with --resume continues from the last finished epoch (or part)"
     return "the model of the best epoch so far is in MODEL_DIR; the same command with --overwrite starts again"
-
-
-def _training_files(explicit: dict, model_dir: str):
-    """``--train``/``--dev`` from ``--treebank`` (a held-out dev if it has none); the folder, notes for the card."""
-    from lstmparse.pipeline.recipe import held_out_dev, treebank_folder
-
-    if explicit.get("treebank") is None:
-        every_part = all(explicit.get(f"{part}_model") for part in ("parser", "tagger", "tokenizer"))
-        if explicit.get("train_file") is None and not every_part:
-            raise click.UsageError("give --train FILE (and --dev FILE) or --treebank DIR")
-        return None, []
-    if explicit.get("train_file") is not None or explicit.get("dev_file") is not None:
-        raise click.UsageError("--treebank names the training and dev files itself: give it or --train/--dev")
-    folder = treebank_folder(explicit.pop("treebank"))
-    explicit["train_file"], notes = str(folder.train), []
-    if folder.dev is not None:
-        explicit["dev_file"] = str(folder.dev)
-    else:
-        train, dev = held_out_dev(folder.train, Path(model_dir) / "heldout")
-        explicit["train_file"], explicit["dev_file"] = str(train), str(dev)
-        notes.append(f"{folder.path.name} has no dev file: every tenth training sentence was held out as dev")
-        click.echo(f"lstmparse: {notes[-1]} ({dev})", err=True)
-    return folder, notes
-
-
-def _summary(record: dict) -> str:
-    """The chosen epoch's figure in its family's measure (the tokenizer chooses by tokens and sentences), or loss."""
-    from lstmparse.app.catalog import DEV_FIGURES
-
-    for key, measure in (*DEV_FIGURES, ("best_training_loss_per_word", "training loss per word (no --dev)")):
-        if record.get(key) is not None:
-            return f"{measure} {record[key]:.2f} at the best epoch ({record.get('best_epoch')})"
-    return "model saved"
 
 
 def _was_given(ctx: click.Context, name: str) -> bool:

@@ -11,7 +11,6 @@ the best-scored of the FEATS it had with that UPOS.
 
 from __future__ import annotations
 
-import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -23,7 +22,7 @@ from lstmparse.core.ensembles import TagDistribution, log_softmax_columns
 from lstmparse.core.model_io import assign_values, birnn_parameters, load_model, model_contents, save_model
 from lstmparse.core.records import ModelRecord, directory_of
 from lstmparse.core.vocab import Vocabulary
-from lstmparse.io.formats import BLANK_VALUES, Sentence
+from lstmparse.io.formats import Sentence
 from lstmparse.layers import transduce
 from lstmparse.layers.chars import CharacterLSTM
 from lstmparse.layers.embeddings import pretrained_ids, word_ids
@@ -44,6 +43,7 @@ from lstmparse.tagger.grouping import keep_given_upos, mix_upos
 from lstmparse.tagger.lemmas import LemmaCasings, LemmaLookup, lemma_rule, preferred_lemma, training_rules
 from lstmparse.tagger.options import COLUMNS, LEMMA, TaggerDimensions
 from lstmparse.tagger.outputs import GroupOutputs
+from lstmparse.tagger.symbols import unknown_pictographs_as_symbols
 
 ARCH = "tagger"
 LEMMA_LOOKUP = "lemma_lookup"  # the vocabulary file's entry for the (form, UPOS) -> lemma table
@@ -56,15 +56,6 @@ LEMMA_CASINGS = "lemma_casings"  # the vocabulary file's entry: how training lem
 LEMMA_CASING_WEIGHT = "lemma_casing_weight"  # the vocabulary file's entry: how much an unusual casing costs a rule
 FEATS_FROM = ("string", "features", "likelier")  # what fills FEATS in a tagger with per-feature outputs
 FEATS_FROM_DEFAULT = "likelier"  # measured: docs in models/README.md (tagger levers across languages)
-PICTOGRAPH_PARTS = {"\u200d", "\ufe0e", "\ufe0f"}  # the joiner and variation selectors inside emoji sequences
-
-
-def pictographic(form: str) -> bool:
-    """Whether a form is only pictographs (emoji, ©, ✓: Unicode's "other symbols"), their modifiers and joiners."""
-    categories = [unicodedata.category(c) for c in form]
-    return "So" in categories and all(
-        category in ("So", "Sk") or c in PICTOGRAPH_PARTS for c, category in zip(form, categories, strict=True)
-    )
 
 
 class Tagger:
@@ -311,29 +302,10 @@ class Tagger:
             # follow UPOS already
             mended = ["xpos", "feats"] if self.feats_from == "string" else ["xpos"]
             self.companions.mend(predicted, scores, self.vocabs, mended)
-        self._unknown_pictographs_as_symbols(group, predicted, upos)
+        unknown_pictographs_as_symbols(self.vocabs, group, predicted, upos)
         if LEMMA in self.outputs:
             self._predict_lemmas(group, outputs, predicted, own_upos)
         return predicted
-
-    def _unknown_pictographs_as_symbols(
-        self, group: Sequence[Sequence[str]], predicted: list, upos: Sequence[Sequence[str]] | None
-    ) -> None:
-        """A word of pictographs training never saw (an emoji, in most treebanks) is SYM, with no features.
-
-        UD annotates emoji as SYM, but most treebanks have none, so the network cannot
-        learn them: it read an emoji as an unknown noun.  Its XPOS stays the network's,
-        and a UPOS the caller gave stays.
-        """
-        if "SYM" not in self.vocabs["upos"]:
-            return
-        words = self.vocabs["words"]
-        for k, (forms, tags) in enumerate(zip(group, predicted, strict=True)):
-            for j, form in enumerate(forms):
-                if upos is not None and upos[k][j] not in BLANK_VALUES:
-                    continue
-                if form not in words and pictographic(form):
-                    tags["upos"][j], tags["feats"][j] = "SYM", "_"
 
     def _predict_features(
         self, size: int, length: int, outputs: GroupOutputs, predicted: list, string_log_probs: np.ndarray

@@ -94,7 +94,7 @@ def test_a_saved_tagger_loads_with_the_same_tags(small_tagger, dev, tmp_path):
     + [("$", False), ("+", False), (":)", False), ("a😍", False), ("", False), ("\u200d", False)],
 )
 def test_pictographs_are_other_symbols_with_their_modifiers_and_joiners(form, expected):
-    from lstmparse.tagger.model import pictographic
+    from lstmparse.tagger.symbols import pictographic
 
     assert pictographic(form) is expected
 
