@@ -230,7 +230,10 @@ def create_app(
         try:
             yield
         finally:
-            state["pool"].shutdown(wait=False, cancel_futures=True)
+            # Waiting lets the pool's manager thread close its pipes before the interpreter's
+            # exit hook writes to them (without it, a stop could end in a traceback); the
+            # workers ignore SIGINT, so only requests already running are waited for.
+            state["pool"].shutdown(wait=True, cancel_futures=True)
 
     async def answer(job: Job) -> tuple[str, list[Sentence]]:
         return await asyncio.wrap_future(submit(state["pool"], run_job, job))

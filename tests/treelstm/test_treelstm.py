@@ -292,10 +292,10 @@ def test_score_cli_prints_one_line_per_tree(trained_model, small_treebank):
 
 def test_without_dev_no_dev_perplexity_is_claimed(small_treebank, tmp_path):
     """The model is chosen by its training loss, and the record and summary say so."""
-    from lstmparse.cli.train import _summary
+    from lstmparse.cli.train_setup import summary
 
     options = tiny_options(small_treebank, tmp_path / "m", arch="ldtreelstm", batch_size=8)
     record = train_treelstm(options, log=io.StringIO())
     assert "best_dev_perplexity" not in record
     assert record["best_training_loss_per_word"] == pytest.approx(record["epochs"][0]["loss_per_word"], abs=1e-3)
-    assert "training loss per word (no --dev)" in _summary(record)
+    assert "training loss per word (no --dev)" in summary(record)
