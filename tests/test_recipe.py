@@ -7,9 +7,9 @@ import re
 
 import numpy as np
 import pytest
-from conftest import DATA, first_sentences, run_cli
+from conftest import DATA, ROOT, first_sentences, run_cli
 
-from lstmparse.app.recipes import default_recipe
+from lstmparse.app.recipes import default_recipe, read_recipe
 from lstmparse.errors import ConfigurationError
 from lstmparse.io.formats import read_sentences
 from lstmparse.pipeline.recipe import (
@@ -224,6 +224,37 @@ def test_the_default_recipe_names_only_options_of_a_pipeline():
     for key, value in recipe.options.items():
         assert "pipeline" in options[key].families, key
         assert options[key].type_cast_value(None, value) == value
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "models").glob("*/recipe.toml")), ids=lambda path: path.parent.name)
+def test_a_shipped_models_recipe_names_it_its_treebank_and_only_options_of_its_arch(path):
+    """What the remake plan reads: each recipe makes the model of its folder from a shared treebank."""
+    from lstmparse.cli.family_options import FamilyOption
+    from lstmparse.cli.train import train
+
+    recipe = read_recipe(path)
+    assert recipe.name == path.parent.name and (UD / str(recipe.treebank)).is_dir()
+    options = {param.name: param for param in train.params if isinstance(param, FamilyOption)}
+    for section, arch, table in (("train", recipe.arch, recipe.options), *[(p, p, t) for p, t in recipe.parts.items()]):
+        for key, value in table.items():
+            assert arch in options[key].families, f"[{section}] {key}"
+            assert options[key].type_cast_value(None, value) == value
+
+
+def test_every_shipped_pipeline_has_a_recipe_and_the_remake_plan_names_each():
+    from lstmparse.app.farm.plan import read_plan
+
+    pipelines = {path.parent.name for path in (ROOT / "models").glob("*/config.json") if "pipeline" in path.parent.name}
+    assert pipelines and all((ROOT / "models" / name / "recipe.toml").is_file() for name in pipelines)
+    plan = read_plan(ROOT / "models" / "remake.toml")
+    remade = {
+        read_recipe(setting.recipe.replace("{treebank}", treebank)).name
+        for setting in plan.settings
+        if setting.recipe
+        for treebank in plan.treebanks
+        if setting.trains(treebank)
+    }
+    assert remade == pipelines
 
 
 def test_a_plan_naming_recipes_makes_each_treebank_the_jobs_of_its_own_recipe(tmp_path):

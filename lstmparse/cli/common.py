@@ -15,6 +15,20 @@ EXISTING_FILE = click.Path(exists=True, dir_okay=False)
 MEMORY_MB = click.IntRange(min=1)  # DyNet aborts on an empty pool
 
 
+class PretrainedParam(click.ParamType):
+    """A word2vec text file, or a packaged table: ``glove:N`` (the N most frequent GloVe words)."""
+
+    name = "FILE|glove:N"
+
+    def convert(self, value, param, ctx):
+        from lstmparse.layers.embeddings import is_packaged_vectors
+
+        return value if is_packaged_vectors(value) else EXISTING_FILE.convert(value, param, ctx)
+
+
+PRETRAINED = PretrainedParam()
+
+
 class ModelParam(click.ParamType):
     """A model directory or a model's name (``en_ewt_upos``), found as :mod:`lstmparse.app.catalog` says."""
 

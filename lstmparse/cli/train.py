@@ -13,7 +13,7 @@ import time
 
 import click
 
-from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, clean_errors, configure_dynet
+from lstmparse.cli.common import EXISTING_FILE, MEMORY_MB, PRETRAINED, clean_errors, configure_dynet
 from lstmparse.cli.family_options import (
     FAMILIES,
     FEATURE_HELP,
@@ -172,9 +172,10 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
 )
 @family_option(
     "--pretrained",
-    type=EXISTING_FILE,
+    type=PRETRAINED,
     families=STACK + SEQ2SEQ + TAGGER + PIPELINE,
-    help="word2vec text-format embeddings (pipeline: the taggers', and the parser's if --features names pretrained)",
+    help="word2vec text-format embeddings, or glove:N for the N most frequent words of the packaged GloVe table "
+    "(pipeline: the taggers', and the parser's if --features names pretrained)",
 )
 @family_option(
     "--encoder",

@@ -123,6 +123,8 @@ def test_options_become_trains_command_line():
         ({"seeds": "1"}, "seeds must be a list"),
         ({"budget_minutes": -1}, "positive number of minutes"),
         ({"settings": [{"name": "x", "evaluate": ["gold"]}]}, "evaluate takes raw and tokens"),
+        ({"settings": [{"name": "x", "treebanks": ["u"]}]}, "setting x: treebanks: u is not a treebank of the plan"),
+        ({"settings": [{"name": "x", "treebanks": "t"}]}, "treebanks must be a list"),
     ],
 )
 def test_a_bad_plan_is_refused_before_anything_runs_naming_the_file(change, fragment, tmp_path):
@@ -251,6 +253,19 @@ def test_a_plan_cut_to_some_treebanks_runs_only_their_jobs_and_an_unknown_name_i
     result = run_cli("farm", SMOKE, "--work-dir", tmp_path / "w", "--treebanks", "ta_ttb,xx_nope")
     assert_one_error_line(result, "--treebanks: xx_nope not in", "ta_ttb, wo_wtb")
     assert not (tmp_path / "w").exists()  # refused before anything was written
+
+
+def test_a_setting_that_names_treebanks_has_cells_only_for_them(tmp_path):
+    ud = DATA / "ud"
+    plan = plan_from_dict(
+        {
+            "treebanks": {"ta": {"path": str(ud / "ta_ttb")}, "wo": {"path": str(ud / "wo_wtb")}},
+            "settings": [{"name": "everywhere"}, {"name": "wolof", "treebanks": ["wo"]}],
+        },
+        tmp_path / "plan.toml",
+    )
+    jobs = plan_jobs(plan, {name: FILES for name in plan.treebanks}, tmp_path)
+    assert {(job.treebank, job.setting) for job in jobs} == {("ta", "everywhere"), ("wo", "everywhere"), ("wo", "wolof")}
 
 
 def test_a_pipeline_whose_parser_reads_no_tags_has_no_fold_jobs():

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from lstmparse.layers.embeddings import read_word2vec
+from lstmparse.layers.embeddings import is_packaged_vectors, read_word2vec
 from lstmparse.layers.glove import glove_vectors
 
 
@@ -31,3 +31,21 @@ def test_the_written_table_is_what_train_pretrained_reads(tmp_path):
 def test_a_missing_count_is_a_usage_error():
     result = subprocess.run([sys.executable, "-m", "lstmparse.layers.glove"], capture_output=True, text=True)
     assert result.returncode == 2 and "usage" in result.stderr
+
+
+def test_glove_n_names_the_packaged_table_wherever_a_word2vec_file_is_read(tmp_path):
+    """A recipe names ``glove:N`` rather than a file of one machine; ``glove:N`` alone, digits only."""
+    words, vectors = read_word2vec("glove:200")
+    expected_words, expected = glove_vectors(200)
+    assert words == expected_words and np.array_equal(vectors, expected)
+    assert not is_packaged_vectors("glove:") and not is_packaged_vectors("glove:5k") and is_packaged_vectors("glove:5")
+
+
+def test_train_pretrained_takes_glove_n_and_refuses_a_missing_file(tmp_path):
+    from conftest import ROOT, assert_one_error_line, run_cli
+
+    sample = ROOT / "data" / "sample.trees.conllu"
+    common = ("train", "--arch", "tagger", "--train", sample, "--epochs", "1", "--model-dir")
+    assert run_cli(*common, tmp_path / "t", "--pretrained", "glove:500").returncode == 0
+    result = run_cli(*common, tmp_path / "u", "--pretrained", "glove500.txt")
+    assert_one_error_line(result, "--pretrained", "glove500.txt")

@@ -17,6 +17,7 @@ The plan file (documented in docs/corpora-and-farm.md)::
     options = { features = "words,pos", system = "arc-swap" }   # train's options, without the dashes
     budget_minutes = 5             # overrides the plan's for this setting's jobs
     evaluate = ["tokens"]          # raw and/or tokens (lstmparse evaluate --from); default by arch
+    treebanks = ["en_ewt"]         # only these of the plan's treebanks (default: all)
 
 A pipeline setting's jobs are its tagger, tokenizer and fold taggers (trained in
 parallel, into the places the pipeline trainer reuses), then the pipeline run that
@@ -30,6 +31,7 @@ first job starts.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -79,6 +81,11 @@ class Setting:
     budget_minutes: float | None
     evaluate: tuple[str, ...]
     recipe: str | None = None  # a recipe file for each treebank: "{treebank}" in it is the treebank's name
+    treebanks: tuple[str, ...] = ()  # the plan's treebanks it trains (all when empty)
+
+    def trains(self, treebank: str) -> bool:
+        """Whether this setting has a cell for ``treebank``."""
+        return not self.treebanks or treebank in self.treebanks
 
     def for_treebank(self, treebank: str) -> Setting:
         """The setting as it trains ``treebank``: its recipe's arch, options (the setting's own over them; the
@@ -92,7 +99,7 @@ class Setting:
         budget = recipe.options.get("max_minutes", self.budget_minutes)
         minutes = None if budget is None else float(str(budget))
         sources = self.evaluate or DEFAULT_SOURCES.get(recipe.arch, ("tokens",))
-        return Setting(self.name, recipe.arch, options, minutes, sources)
+        return Setting(self.name, recipe.arch, options, minutes, sources, treebanks=self.treebanks)
 
 
 @dataclass(frozen=True)
@@ -171,6 +178,12 @@ def plan_from_dict(data: dict, path: Path) -> Plan:
     names = [s.name for s in settings]
     if len(set(names)) != len(names):
         raise ConfigurationError(f"{where}: two settings share a name")
+    for setting in settings:
+        strangers = [name for name in setting.treebanks if name not in treebanks]
+        if strangers:
+            raise ConfigurationError(
+                f"{where}: setting {setting.name}: treebanks: {strangers[0]} is not a treebank of the plan"
+            )
     return Plan(path, treebanks, settings, seeds)
 
 
@@ -208,9 +221,17 @@ def _setting(table: dict, default_budget: float | None, where: str, plan_path: P
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise ConfigurationError(f"{where}: every [[settings]] needs a name of letters, digits and _.+- only")
     where = f"{where}: setting {name}"
-    unknown = set(table) - {"name", "arch", "options", "budget_minutes", "evaluate", "recipe"}
+    unknown = set(table) - {"name", "arch", "options", "budget_minutes", "evaluate", "recipe", "treebanks"}
     if unknown:
         raise ConfigurationError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    chosen = table.get("treebanks", [])
+    if not isinstance(chosen, list) or not all(isinstance(name, str) for name in chosen):
+        raise ConfigurationError(f"{where}: treebanks must be a list of the plan's treebank names")
+    setting = _setting_of(table, name, default_budget, where, plan_path)
+    return dataclasses.replace(setting, treebanks=tuple(chosen))
+
+
+def _setting_of(table: dict, name: str, default_budget: float | None, where: str, plan_path: Path) -> Setting:
     if "recipe" in table:
         if "arch" in table:
             raise ConfigurationError(f"{where}: a recipe names its arch; give recipe or arch")
@@ -272,7 +293,7 @@ def plan_jobs(plan: Plan, files: dict[str, TreebankFiles], work_dir: Path) -> li
     """Every job of the plan, dependencies before dependents."""
     jobs: list[Job] = []
     for treebank in plan.treebanks:
-        for setting in plan.settings:
+        for setting in (setting for setting in plan.settings if setting.trains(treebank)):
             for seed in plan.seeds:
                 jobs += setting_jobs(treebank, setting.for_treebank(treebank), seed, files[treebank], work_dir)
     return jobs
