@@ -37,11 +37,12 @@ def main() -> None:
     parser.add_argument("--write", metavar="DIR", help="also write both outputs there (raw.conllu, gold_tokens.conllu)")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=256)
-    from lstmparse.app.accuracy import blank_columns, raw_text_paragraphs
+    from lstmparse.app.accuracy import blank_columns
     from lstmparse.io.formats import TAG_COLUMNS, read_sentences
     from lstmparse.pipeline.api import Pipeline
     from lstmparse.scoring.conll18 import document, score_documents
     from lstmparse.tokenizer.api import RawParagraph
+    from lstmparse.tokenizer.data import raw_text_paragraphs
 
     gold = list(read_sentences(args.gold))
     load_start = time.time()

@@ -31,8 +31,9 @@ def refitted(tmp_path_factory):
 
 def test_every_choice_that_applies_is_made_and_stored_in_one_block(refitted):
     model, chosen, log = refitted
-    # one tagger (with the companions table, without the analyses), one parser
-    assert list(chosen) == ["upos_companions", "known_lemma_weight", "lemma_casing_weight", "beam"]
+    # a tokenizer with the multi-word lookup, one tagger (with the companions table, without the analyses), one parser
+    assert list(chosen) == ["multiword_lookup", "upos_companions", "known_lemma_weight", "lemma_casing_weight", "beam"]
+    assert set(chosen["multiword_lookup"]["dev_Words"]) == {"0", "1"}
     manifest = json.loads((model / "config.json").read_text(encoding="utf-8"))
     assert manifest["choices"] == chosen and manifest["decoding"] == {"beam": chosen["beam"]["value"]}
     assert all(f"{name} on dev" in log for name in chosen)
@@ -48,6 +49,7 @@ def test_a_stored_choice_is_applied_on_load_and_gives_its_dev_figure(refitted):
     weight = chosen["known_lemma_weight"]["value"]
     assert first_tagger(pipeline).known_lemma_weight == weight
     assert pipeline.parser.beam == chosen["beam"]["value"]
+    assert pipeline.tokenizer.labeller.splitter.use_lookup == bool(chosen["multiword_lookup"]["value"])
     gold = list(read_sentences(str(DEV)))
     figure = dev_figure(BY_NAME["lemma_casing_weight"], pipeline, gold)  # both weights as chosen
     assert figure == chosen["lemma_casing_weight"]["dev_Lemmas"][f"{chosen['lemma_casing_weight']['value']:g}"]

@@ -19,6 +19,7 @@ from pathlib import Path
 from lstmparse.errors import ConfigurationError
 from lstmparse.io.formats import TAG_COLUMNS, Sentence
 from lstmparse.scoring.conll18 import Score, document, score_documents, unannotated_measures
+from lstmparse.tokenizer.data import raw_text_paragraphs
 
 SOURCES = ("raw", "tokens")
 
@@ -35,16 +36,6 @@ class AccuracyRun:
     def f1(self) -> dict[str, float]:
         """Each CoNLL 2018 measure's F1, in percent, rounded as the official scorer prints it (those judged)."""
         return {name: round(score.f1, 2) for name, score in self.scores.items() if name not in self.unannotated}
-
-
-def raw_text_paragraphs(gold: Sequence[Sentence]) -> tuple[list[str], str]:
-    """The gold file's raw text as paragraphs, and one line saying how it was cut."""
-    from lstmparse.tokenizer.data import paragraphs, starts_paragraph
-
-    texts = [paragraph.text for paragraph in paragraphs(gold)]
-    marked = any(starts_paragraph(sentence) for sentence in gold)
-    how = "paragraphs at # newpar/# newdoc" if marked else "one paragraph (the file marks no paragraphs)"
-    return texts, f"raw text rebuilt from {len(gold)} gold sentences: {len(texts)} paragraph(s), {how}"
 
 
 def blank_columns(gold: Sequence[Sentence], columns: Sequence[str]) -> list[Sentence]:

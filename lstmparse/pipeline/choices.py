@@ -2,7 +2,7 @@
 
 Each :class:`Choice` is a setting of a trained pipeline with a few candidate values
 (the parser's beam, the lemma weights of its tagger), a dev measure (the CoNLL 2018
-scorer's, from gold tokens) and a neutral value kept unless another gains
+scorer's, from gold tokens; the tokenizer's, from raw text) and a neutral value kept unless another gains
 ``margin``.  :func:`choose_on_dev` loads the pipeline as it ships (its ensembles, at
 its stored precision), tries each choice's candidates in turn on dev, the earlier
 choices already applied, and writes what it chose, with the dev figure of every
@@ -41,6 +41,7 @@ class Pipeline(Protocol):
 
     parser: Any
     tagger: Any
+    tokenizer: Any
 
     def tag(self, sentences: Iterable[Sentence], retag: bool = False) -> Iterator[Sentence]: ...
 
@@ -152,12 +153,41 @@ def set_parsers(pipeline: Pipeline, value: float) -> None:
     pipeline.parser.beam = beam
 
 
+def has_multiword_lookup(pipeline: Pipeline) -> bool:
+    """Whether the pipeline's tokenizer stores the training tokens' multi-word lookup (tokenizer/words.py)."""
+    return pipeline.tokenizer is not None and pipeline.tokenizer.labeller.splitter.lookup is not None
+
+
+def set_multiword_lookup(pipeline: Pipeline, value: float) -> None:
+    pipeline.tokenizer.labeller.splitter.use_lookup = bool(value)
+
+
+def tokenized(pipeline: Pipeline, gold: list[Sentence]) -> list[Sentence]:
+    """Dev's raw text (rebuilt from the gold file) as the tokenizer cuts it into sentences and words."""
+    from lstmparse.tokenizer.api import RawParagraph
+    from lstmparse.tokenizer.data import raw_text_paragraphs
+
+    texts, _ = raw_text_paragraphs(gold)
+    return list(pipeline.tokenizer.tokenize_paragraphs([RawParagraph(text) for text in texts]))
+
+
 def set_beam(pipeline: Pipeline, value: float) -> None:
     assert pipeline.parser is not None
     pipeline.parser.beam = int(value)
 
 
 CHOICES = (
+    Choice(
+        "multiword_lookup",
+        (0, 1),
+        0,
+        "Words",
+        0.01,
+        has_multiword_lookup,
+        set_multiword_lookup,
+        tokenized,
+        "the training tokens' own multi-word decisions over the tokenizer's marks (tokenizer/words.py), from raw text",
+    ),
     Choice(
         "taggers",
         (1, 2, 3, 4, 5),

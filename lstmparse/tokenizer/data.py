@@ -8,7 +8,7 @@ construction, whatever the ``# text`` comments hold.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from lstmparse.io.formats import Sentence
@@ -106,3 +106,11 @@ def _stripped(paragraph: Paragraph) -> Paragraph:
     """The paragraph without its trailing space."""
     end = len(paragraph.text.rstrip(" "))
     return Paragraph(paragraph.text[:end], paragraph.labels[:end])
+
+
+def raw_text_paragraphs(gold: Sequence[Sentence]) -> tuple[list[str], str]:
+    """The gold file's raw text as paragraphs, and one line saying how it was cut."""
+    texts = [paragraph.text for paragraph in paragraphs(gold)]
+    marked = any(starts_paragraph(sentence) for sentence in gold)
+    how = "paragraphs at # newpar/# newdoc" if marked else "one paragraph (the file marks no paragraphs)"
+    return texts, f"raw text rebuilt from {len(gold)} gold sentences: {len(texts)} paragraph(s), {how}"

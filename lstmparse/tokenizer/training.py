@@ -119,19 +119,21 @@ def decided_multiwords(labeller: CharacterLabeller, text: str, sentences: list[l
 
 
 def choose_lookup(labeller: CharacterLabeller, lookup: MultiwordLookup, dev: Sequence[Paragraph]) -> dict:
-    """Keep the training tokens' lookup in the labeller's splitter if it raises dev's multi-word token F1.
+    """Store the training tokens' lookup in the labeller's splitter, used if it raises dev's multi-word token F1.
 
     Dev decides per treebank (see :class:`MultiwordLookup`); without dev, or with no
     multi-word tokens in it, the tokenizer's marks stand.  The network segments dev
-    once: the lookup changes only which of its tokens are multi-word.  Returns both F1 figures.
+    once: the lookup changes only which of its tokens are multi-word.  The lookup is
+    stored either way, so that a pipeline's choices (``multiword_lookup``) can decide
+    again on the pipeline as it ships.  Returns both F1 figures.
     """
     found = segmented(labeller, dev) if dev else []
-    labeller.splitter.lookup = None
-    without = scores_of(labeller, dev, found)["multiword_f1"]
     labeller.splitter.lookup = lookup
+    labeller.splitter.use_lookup = False
+    without = scores_of(labeller, dev, found)["multiword_f1"]
+    labeller.splitter.use_lookup = True
     with_lookup = scores_of(labeller, dev, found)["multiword_f1"]
-    if with_lookup <= without:
-        labeller.splitter.lookup = None
+    labeller.splitter.use_lookup = with_lookup > without
     return {"dev_multiword_f1_marks": without, "dev_multiword_f1_lookup": with_lookup}
 
 
@@ -167,15 +169,14 @@ def keep_lookup_if_better(model_dir: str, lookup: MultiwordLookup, dev: Sequence
     """
     labeller = CharacterLabeller.load(model_dir)
     figures = choose_lookup(labeller, lookup, dev)
-    kept = labeller.splitter.lookup is not None
+    kept = labeller.splitter.use_lookup
     print(
         f"multi-word tokens on dev: F1 {figures['dev_multiword_f1_marks']:.2f} as the tokenizer marks them, "
         f"{figures['dev_multiword_f1_lookup']:.2f} with the training tokens' lookup: {'kept' if kept else 'not kept'}",
         file=log,
     )
     figures["kept"] = kept
-    if kept:
-        update_vocab(model_dir, {"multiword": labeller.splitter.to_json()}, {"multiword_lookup": figures})
+    update_vocab(model_dir, {"multiword": labeller.splitter.to_json()}, {"multiword_lookup": figures})
     return figures
 
 

@@ -47,7 +47,8 @@ class MultiwordSplitter:
         lookup: MultiwordLookup | None = None,
         bound_groups: BoundGroupSegmenter | None = None,
     ) -> None:
-        self.lookup = lookup  # the training tokens' own decisions, where dev showed they help (see the class)
+        self.lookup = lookup  # the training tokens' own decisions (see the class)
+        self.use_lookup = True  # whether they decide: chosen on dev (the tokenizer's training, a pipeline's choices)
         self.splits = splits  # lower-cased token -> its most frequent words (lower-cased)
         self.endings = sorted(endings, key=len, reverse=True)  # longest first
         # (token ending, first word's ending, second word): the most frequent rule of each token ending
@@ -98,7 +99,7 @@ class MultiwordSplitter:
 
     def is_multiword(self, form: str, marked: bool) -> bool:
         """Whether a token is a multi-word token: as the tokenizer ``marked`` it, unless the lookup decides."""
-        return marked if self.lookup is None else self.lookup.decide(form, marked)
+        return marked if self.lookup is None or not self.use_lookup else self.lookup.decide(form, marked)
 
     def split(self, form: str) -> list[str]:
         """The syntactic words of a token that the tokenizer marked as a multi-word token."""
@@ -167,6 +168,7 @@ class MultiwordSplitter:
             data["bound_groups"] = self.bound_groups.to_json()
         if self.lookup is not None:
             data["lookup"] = self.lookup.to_json()
+            data["use_lookup"] = self.use_lookup
         return data
 
     @classmethod
@@ -175,7 +177,9 @@ class MultiwordSplitter:
         leaders, words = list(data.get("leaders", [])), dict(data.get("words", {}))
         lookup = MultiwordLookup.from_json(data["lookup"]) if "lookup" in data else None
         bound = BoundGroupSegmenter.from_json(data["bound_groups"]) if "bound_groups" in data else None
-        return cls(dict(data["splits"]), list(data["endings"]), rewrites, leaders, words, lookup, bound)
+        splitter = cls(dict(data["splits"]), list(data["endings"]), rewrites, leaders, words, lookup, bound)
+        splitter.use_lookup = bool(data.get("use_lookup", True))  # models before it stored a lookup only if used
+        return splitter
 
 
 class MultiwordLookup:

@@ -200,8 +200,8 @@ def test_a_reference_job_trains_udpipe_1_and_scores_it_as_our_models(tmp_path):
     assert record["test"]["tokens"]["Words"] == 100.0 and 0 < record["test"]["raw"]["Words"] <= 100.0
     assert record["test"]["tokens"]["LAS"] > 0 and record["cpu_minutes"] > 0
     # UDPipe read the raw text lstmparse evaluate --from raw gives our pipelines
-    from lstmparse.app.accuracy import raw_text_paragraphs
     from lstmparse.io.formats import read_sentences
+    from lstmparse.tokenizer.data import raw_text_paragraphs
 
     texts, _ = raw_text_paragraphs(list(read_sentences(str(work / "data" / "ta_ttb" / "test.conllu"))))
     given = (work / "models" / "ta_ttb" / "udpipe1" / "s1" / "test.txt").read_text(encoding="utf-8")

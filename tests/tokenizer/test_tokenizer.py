@@ -375,7 +375,7 @@ def test_the_lookup_decides_seen_tokens_by_their_majority_and_unseen_ones_by_a_d
 
 
 def test_dev_decides_whether_a_tokenizer_keeps_the_lookup(tokenizer_dir, small_treebank, tmp_path):
-    """Kept where it raises dev's multi-word token F1 (then parsing uses it), else the files stay as they were."""
+    """Used where it raises dev's multi-word token F1 (then parsing uses it), else stored and not used."""
     import shutil
 
     from lstmparse.tokenizer.api import Tokenizer
@@ -390,14 +390,17 @@ def test_dev_decides_whether_a_tokenizer_keeps_the_lookup(tokenizer_dir, small_t
     figures = keep_lookup_if_better(str(model_dir), every_contraction, dev, io.StringIO())
     assert figures["kept"] and figures["dev_multiword_f1_lookup"] > figures["dev_multiword_f1_marks"]
     kept = Tokenizer.load(model_dir)
-    assert kept.labeller.splitter.lookup is not None
+    assert kept.labeller.splitter.lookup is not None and kept.labeller.splitter.use_lookup
     (sentence,) = kept.tokenize("It's fine.")
     assert [t.form for t in sentence.tokens][:2] == ["It", "'s"]
     no_splits = MultiwordLookup({f"{a}{b}".lower(): False for a, b in contractions.items()}, {})
     shutil.copytree(tokenizer_dir, tmp_path / "n")
-    before = {p.name: p.read_bytes() for p in (tmp_path / "n").iterdir()}
     assert not keep_lookup_if_better(str(tmp_path / "n"), no_splits, dev, io.StringIO())["kept"]
-    assert {p.name: p.read_bytes() for p in (tmp_path / "n").iterdir()} == before
+    unused = Tokenizer.load(tmp_path / "n")
+    assert unused.labeller.splitter.lookup is not None and not unused.labeller.splitter.use_lookup
+    assert [t.form for t in unused.tokenize("It's fine.")[0].tokens] == [
+        t.form for t in Tokenizer.load(tokenizer_dir).tokenize("It's fine.")[0].tokens
+    ]  # as the tokenizer marks them: the lookup stored but not used changes nothing
 
 
 def test_training_with_a_dev_set_tries_the_lookup_and_records_both_figures(small_treebank, tmp_path):
@@ -414,4 +417,4 @@ def test_training_with_a_dev_set_tries_the_lookup_and_records_both_figures(small
     assert set(figures) == {"dev_multiword_f1_marks", "dev_multiword_f1_lookup", "kept"}
     assert figures["kept"] == (figures["dev_multiword_f1_lookup"] > figures["dev_multiword_f1_marks"])
     assert "multi-word tokens on dev" in log.getvalue()
-    assert (Tokenizer.load(tmp_path / "m").labeller.splitter.lookup is not None) == figures["kept"]
+    assert Tokenizer.load(tmp_path / "m").labeller.splitter.use_lookup == figures["kept"]

@@ -15,12 +15,13 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from lstmparse.app.accuracy import blank_columns, raw_text_paragraphs
+from lstmparse.app.accuracy import blank_columns
 from lstmparse.app.farm.commands import run_command
 from lstmparse.app.farm.plan import Job
 from lstmparse.errors import ConfigurationError
 from lstmparse.io.formats import TAG_COLUMNS, read_sentences
 from lstmparse.scoring.conll18 import document, score_documents, unannotated_measures
+from lstmparse.tokenizer.data import raw_text_paragraphs
 
 UDPIPE_SCRIPT = Path(__file__).with_name("udpipe_reference.py")  # runs under UDPipe's interpreter
 
