@@ -65,7 +65,7 @@ bench-confidence: install
 		--gold $(DATA)/ud/en_ewt/dev.conllu
 
 # Raw text to trees with the shipped pipelines, one core: CoNLL 2018 scores from raw text and from
-# gold tokens with the tag and lemma columns blanked, and each stage's speed (models/README.md).
+# gold tokens with the tag and lemma columns blanked, and each stage's speed.
 bench-pipeline: install
 	OMP_NUM_THREADS=1 taskset -c 0 $(BIN)/python bench/pipeline.py --model models/en_ewt_pipeline \
 		--gold $(DATA)/ud/en_ewt/test.conllu

@@ -1,7 +1,7 @@
 """The loaded constituency parser that the command line and users call.
 
 import lstmparse
-constituency = lstmparse.load("models/en_gum_seq2seq")  # see models/README.md
+constituency = lstmparse.load("models/en_gum_seq2seq")  # see docs/constituency.md
 for tree in constituency.parse([["The", "dog", "barks", "."], ["It", "is", "late", "."]]):
     print(tree.to_bracketed())
 for candidates in constituency.parse_kbest([["The", "dog", "barks", "."]], beam=10, k=3):

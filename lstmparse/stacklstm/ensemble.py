@@ -3,7 +3,7 @@
 Members trained alone (other seeds, features or oracles) make different mistakes;
 averaging their probabilities of the next action, step by step, as the seq2seq
 ensemble averages next-token distributions, gives one parser that is usually more
-accurate than any member (models/README.md has the figures) and as slow as all of
+accurate than any member (docs/experiments/beam.md has the figures) and as slow as all of
 them together.  The members follow one derivation: the transition state (stack,
 buffer, arcs) is shared, while each member keeps its own stack LSTMs over its own
 token vectors, in one DyNet graph.  Greedy and beam decoding are

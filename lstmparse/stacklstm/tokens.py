@@ -18,7 +18,7 @@ length share one batched character-LSTM run, to keep the graph small.
 Optionally (``StackLSTMDimensions.context_layers`` > 0, not in the papers) the token vectors
 then pass through a bi-LSTM over the sentence, so that every vector the stack and
 buffer LSTMs see already knows its sentence context (as in Kiperwasser & Goldberg
-2016); models/README.md gives its measured effect.
+2016): on EWT it raised test LAS from 79.13 to 82.18 for a parser reading no tags.
 """
 
 from __future__ import annotations

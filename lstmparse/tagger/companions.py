@@ -9,7 +9,7 @@ whole string is predicted) training never saw with its UPOS, given or the tagger
 own, takes the best-scored one it did see; the per-feature outputs already follow the
 UPOS (``features_by_upos``), and there a combination training never saw is the
 point.  On EWT dev this raised the default pipeline's AllTags 91.60 -> 92.95 and the
-tagger's alone 92.29 -> 92.72 (models/README.md).  Models saved without the table tag
+tagger's alone 92.29 -> 92.72 (docs/experiments/joint-upos.md).  Models saved without the table tag
 as before.
 """
 

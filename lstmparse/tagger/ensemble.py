@@ -3,7 +3,7 @@
 Taggers trained alone (other seeds) make partly different mistakes, most of all on a
 small treebank, where one run's tags move with its seed.  Averaging their
 probabilities of each UPOS, XPOS, FEATS string, feature value and lemma rule, word by
-word, gives one tagger that is usually more accurate than any member (models/README.md
+word, gives one tagger that is usually more accurate than any member (docs/experiments/tagger-ensembles.md
 has the figures) and about as slow as all of them together.  The members share their
 output vocabularies (the same training data gives the same ones); each reads the
 words through its own vectors and bi-LSTM, in one DyNet graph.  The first member's

@@ -12,7 +12,7 @@ for it.
 
 Forms seen in training are looked up first: ``LemmaLookup`` keeps each (form, UPOS)
 pair's most frequent training lemma, which is right more often than any classifier
-for the words it covers (measured on EWT dev, models/README.md).  It does not keep a
+for the words it covers (measured on EWT dev, docs/experiments/lemmas.md).  It does not keep a
 proper noun's lemma seen once whose rule no other training word shares: such
 one-offs are annotators' quirks ("Vince" -> "VinceJKaminski@ECT", "Caroline" ->
 "CarolineAbramo@ENRON" in EWT train) that copied to every later "Vince" are wrong;
@@ -25,7 +25,7 @@ For a form the lookup misses, a rule whose lemma is one of the training lemmas
 ("kereskedelmet" -> "kereskedelem", seen as the lemma of other forms) may be
 preferred to a likelier rule that makes an unknown string ("kereskedelom"):
 :func:`preferred_lemma` adds a weight to the log-probability of such rules.  Training
-chooses the weight on dev (0: the likeliest rule, as before); models/README.md has
+chooses the weight on dev (0: the likeliest rule, as before); docs/experiments/lemmas.md has
 the figures for every treebank.
 
 The rule layer does not read the predicted UPOS, so it guesses a capitalized unseen

@@ -55,7 +55,7 @@ KNOWN_LEMMA_WEIGHT = "known_lemma_weight"  # the vocabulary file's entry: how mu
 LEMMA_CASINGS = "lemma_casings"  # the vocabulary file's entry: how training lemmas are cased, by UPOS and form shape
 LEMMA_CASING_WEIGHT = "lemma_casing_weight"  # the vocabulary file's entry: how much an unusual casing costs a rule
 FEATS_FROM = ("string", "features", "likelier")  # what fills FEATS in a tagger with per-feature outputs
-FEATS_FROM_DEFAULT = "likelier"  # measured: docs in models/README.md (tagger levers across languages)
+FEATS_FROM_DEFAULT = "likelier"  # measured: docs/experiments/feats.md
 
 
 class Tagger:

@@ -16,7 +16,7 @@ hyphen that is a token of its own may still be split off (`` -l``), while ``re-`
 a token (``l-l``) is never made; a language that splits after an apostrophe (French
 ``l'homme``) does so in its training text, so the rule never forbids it.
 
-``MIN_JOINED`` was chosen on EWT dev (models/README.md): with 10, dev token F1 goes from
+``MIN_JOINED`` was chosen on EWT dev: with 10, dev token F1 goes from
 99.00 to 99.06 (ten tokens right, one wrong); 5 gives 99.07 (one more, on half the
 evidence, which small treebanks cannot spare); 20 gives 99.04 and misses ``O'Sullivan``.
 """

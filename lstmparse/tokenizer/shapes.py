@@ -8,7 +8,7 @@ reads, for every character, whether a pattern over the whole paragraph puts it i
 URL, an address or neither (:func:`mark_spans`), as an embedding of its own created
 after its other parameters, so that with one seed the rest of a model starts as it
 did without it.  (The same idea for the tagger, a word's shape as an input, was
-measured on EWT dev and not kept: models/README.md.)
+measured on EWT dev and not kept: docs/experiments/not-kept.md.)
 """
 
 from __future__ import annotations

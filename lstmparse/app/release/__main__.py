@@ -1,0 +1,82 @@
+"""``python -m lstmparse.app.release``: ship a farm run's remade models, write the catalogue, print tables."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from lstmparse.cli.common import EXISTING_FILE, clean_errors
+
+CHECKOUT = Path(__file__).resolve().parents[3]
+MODELS = CHECKOUT / "models"
+DIRECTORY = click.Path(exists=True, file_okay=False, path_type=Path)
+
+
+@click.group()
+def release() -> None:
+    """Release tools: models remade by the farm into models/, their catalogue, results tables."""
+
+
+@release.command()
+@click.argument("work_dir", type=DIRECTORY)
+@click.option("--plan", type=EXISTING_FILE, default=str(MODELS / "remake.toml"), show_default=True)
+@click.option("--models-dir", type=DIRECTORY, default=MODELS, show_default=True)
+@clean_errors
+def ship(work_dir: Path, plan: str, models_dir: Path) -> None:
+    """Ship the pipelines a farm run of --plan evaluated (in WORK_DIR) into --models-dir, and write its catalogue."""
+    from lstmparse.app.release.shipping import ship as ship_models
+
+    names = ship_models(work_dir, Path(plan), models_dir, sys.stderr)
+    write_catalogue(models_dir)
+    click.echo(f"lstmparse: shipped {len(names)} model(s); {models_dir / 'README.md'} rewritten", err=True)
+
+
+@release.command()
+@click.option("--models-dir", type=DIRECTORY, default=MODELS, show_default=True)
+@click.option("--check", is_flag=True, help="write nothing; exit 1 if the page is not what the models make")
+@clean_errors
+def catalogue(models_dir: Path, check: bool) -> None:
+    """Write --models-dir/README.md from the models' cards, recipes and results."""
+    from lstmparse.app.release.catalogue import catalogue as page
+
+    if check:
+        current = (models_dir / "README.md").read_text(encoding="utf-8") if (models_dir / "README.md").is_file() else ""
+        if current != page(models_dir):
+            click.echo(f"lstmparse: {models_dir / 'README.md'} is not what the models make: run catalogue", err=True)
+            sys.exit(1)
+        return
+    write_catalogue(models_dir)
+
+
+@release.command()
+@click.argument("results", type=EXISTING_FILE)
+@click.option("--source", type=click.Choice(["raw", "tokens"]), default="raw", show_default=True)
+@click.option("--measures", default="LAS", show_default=True, help="comma-separated CoNLL 2018 measures")
+@click.option("--side-by-side", is_flag=True, help="every measure, a row per treebank and setting")
+@clean_errors
+def table(results: str, source: str, measures: str, side_by_side: bool) -> None:
+    """Print a farm's RESULTS (results.json) as Markdown tables: test (dev) per treebank and setting."""
+    from lstmparse.app.release import tables
+
+    records = json.loads(Path(results).read_text(encoding="utf-8"))
+    if side_by_side:
+        click.echo(tables.side_by_side(records, source))
+        return
+    for measure in measures.split(","):
+        click.echo(f"{measure}, test (dev), from {'raw text' if source == 'raw' else 'gold tokens'}:\n")
+        click.echo(tables.table(records, source, measure) + "\n")
+
+
+def write_catalogue(models_dir: Path) -> None:
+    from lstmparse.app.release.catalogue import catalogue as page
+    from lstmparse.core.model_io import atomic_write
+
+    text = page(models_dir)
+    atomic_write(models_dir / "README.md", lambda handle: handle.write(text.encode("utf-8")))
+
+
+if __name__ == "__main__":
+    release(prog_name="python -m lstmparse.app.release")

@@ -1,0 +1,115 @@
+"""``models/README.md``: the catalogue of the shipped models, made from their cards, recipes and results.
+
+One table of every model, the languages table (raw-text test LAS beside UDPipe 1 trained
+on the same data and the published figures of other toolkits), then each model: what it
+is, its figures, the choices made on dev, its recipe and the command that remakes it.
+Nothing in it is written by hand, so it cannot drift from the models.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lstmparse.app.catalog import model_info
+from lstmparse.app.recipes import read_recipe
+from lstmparse.app.release.shipping import RESULTS
+from lstmparse.app.release.tables import languages_table, published
+from lstmparse.core.model_io import CONFIG
+
+HEADER = """# Models
+
+Every model here is made by its recipe (`NAME/recipe.toml`, schema in `docs/recipes.md`); the pipelines
+are remade together by `lstmparse farm models/remake.toml --work-dir runs/remake`, then shipped with
+`python -m lstmparse.app.release ship runs/remake`, which also writes this page
+(`python -m lstmparse.app.release catalogue`): edit the recipes, cards or code, not this page.
+Use a model by name (`lstmparse parse --model hu_szeged_pipeline`, `lstmparse.load("hu")`);
+`lstmparse models NAME` shows its card."""
+MEASURES = ("LAS", "UAS", "UPOS", "UFeats", "Lemmas", "Words")
+
+
+def catalogue(models_dir: Path) -> str:
+    """The page, from what ``models_dir`` holds."""
+    directories = sorted(path.parent for path in models_dir.glob(f"*/{CONFIG}"))
+    results_path = models_dir / RESULTS
+    rows = json.loads(results_path.read_text(encoding="utf-8")) if results_path.is_file() else []
+    lines = [HEADER, "", "## Every model", "", *overview(directories)]
+    if rows:
+        others = "; ".join(
+            f"{entry['name']}: {entry['ud']}, reading {entry['reads']}" for entry in published().values()
+        )
+        lines += [
+            "",
+            "## Languages: raw text to trees, test set (CoNLL 2018 scorer)",
+            "",
+            "UDPipe 1 was trained here on the same files with its default options. The published figures are the",
+            f"toolkits' own, on their UD releases' test sets, which differ a little from the shared data's ({others}).",
+            "",
+            languages_table(rows, "pipeline"),
+        ]
+    for directory in directories:
+        lines += ["", *model_section(directory)]
+    return "\n".join(lines) + "\n"
+
+
+def overview(directories: list[Path]) -> list[str]:
+    """A row per model: language, task, size, figures, licence."""
+    lines = ["| model | language | task | MB | figures | licence |", "|---|---|---|--:|---|---|"]
+    for directory in directories:
+        info = model_info(directory)
+        lines.append(
+            f"| `{info.name}` | {info.language} | {info.task} | {info.size_mb:.0f} | {info.figures or '—'} | "
+            f"{info.licence or '—'} |"
+        )
+    return lines
+
+
+def model_section(directory: Path) -> list[str]:
+    """One model: description, provenance, figures, choices, recipe and the command that remakes it."""
+    info = model_info(directory)
+    card = info.card
+    lines = [f"### `{info.name}`", "", card.get("description") or info.task]
+    facts = [
+        ("treebank", " ".join(str(card[key]) for key in ("treebank", "treebank_version") if card.get(key))),
+        ("licence", info.licence),
+        (
+            "made by",
+            f"lstmparse {card['lstmparse_version']}, seed {card['seed']}" if "lstmparse_version" in card else "",
+        ),
+        ("training", f"{card['cpu_minutes']:.0f} CPU-minutes" if card.get("cpu_minutes") else ""),
+        ("epochs", ", ".join(f"{part} {n}" for part, n in card.get("epochs", {}).items())),
+    ]
+    lines += ["", *[f"- {name}: {value}" for name, value in facts if value]]
+    lines += figure_rows(card)
+    if card.get("choices"):
+        lines += ["", "Chosen on dev:", "", *[f"- {choice}" for choice in card["choices"]]]
+    recipe_file = directory / "recipe.toml"
+    if recipe_file.is_file():
+        recipe = read_recipe(recipe_file)
+        options = ", ".join(f"{key} {toml_value(value)}" for key, value in recipe.options.items())
+        lines += ["", f"Recipe ([`recipe.toml`]({info.name}/recipe.toml)): {options}."]
+        if recipe.treebank:
+            lines[-1] += (
+                f" Remake: `lstmparse train --recipe models/{info.name}/recipe.toml "
+                f"--treebank ../shared/data/ud/{recipe.treebank} --model-dir M`."
+            )
+    return lines
+
+
+def toml_value(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def figure_rows(card: dict) -> list[str]:
+    """The card's dev and test figures (and UDPipe 1's), a row per split and source."""
+    rows = []
+    for who, figures in (("", card), ("UDPipe 1, ", card.get("udpipe1") or {})):
+        for split in ("dev", "test"):
+            for source, label in (("raw", "raw text"), ("tokens", "gold tokens")):
+                scores = figures.get(split, {}).get(source, {})
+                if scores:
+                    values = " | ".join(f"{scores[m]:.2f}" if m in scores else "—" for m in MEASURES)
+                    rows.append(f"| {who}{split}, {label} | {values} |")
+    if not rows:
+        return []
+    return ["", f"| | {' | '.join(MEASURES)} |", "|---" * (len(MEASURES) + 1) + "|", *rows]

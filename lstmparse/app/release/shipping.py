@@ -1,0 +1,165 @@
+"""The pipelines a farm run of ``models/remake.toml`` evaluated, shipped into ``models/`` with their cards.
+
+Each evaluated cell of a setting that names a recipe goes into ``models/NAME`` (the
+recipe's name): the files a loaded model reads (manifests, cards, vocabularies,
+parameters of its parts and their members), not the run's checkpoints, fold taggers or
+jack-knifed data.  Paths of the machine that made it are rewritten in its JSON files
+(a treebank's file as ``hu_szeged/train.conllu``, a file of the run as its path inside
+the model), so that the directory reads the same anywhere.  The model is written
+beside the old one and renamed over it, keeping the recipe; its figures go into
+``models/results.json`` (the cell's row, and UDPipe 1's of the same treebank).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import TextIO
+
+from lstmparse import __version__
+from lstmparse.app.farm.plan import Plan, Setting, read_plan
+from lstmparse.app.recipes import read_recipe
+from lstmparse.app.release.cards import (
+    ABSOLUTE_PATH,
+    epochs_reached,
+    figures_line,
+    only_measures,
+    treebank_version,
+)
+from lstmparse.core.model_io import CARD, CONFIG, atomic_write
+from lstmparse.errors import ConfigurationError
+
+RESULTS = "results.json"  # in models/: the shipped models' rows and UDPipe 1's beside them
+MODEL_FILE_KEYS = ("vocab_file", "params_file")
+
+
+def ship(work_dir: Path, plan_path: Path, models_dir: Path, log: TextIO) -> list[str]:
+    """Ship every pipeline the run evaluated; the names of the models written."""
+    plan = read_plan(plan_path)
+    rows = json.loads((work_dir / RESULTS).read_text(encoding="utf-8"))
+    settings = {setting.name: setting for setting in plan.settings}
+    shipped, kept_rows = [], []
+    for row in rows:
+        setting = settings.get(row["setting"])
+        if setting is None or setting.recipe is None or "test" not in row:
+            continue
+        name = ship_cell(row, setting, plan, rows, work_dir, models_dir)
+        kept_rows += [{**row, "model": name}, *reference_rows(rows, row["treebank"], plan)]
+        shipped.append(name)
+        print(f"lstmparse: models/{name}: {figures_line(row['test'], None)}", file=log)
+    write_results(models_dir / RESULTS, kept_rows)
+    return shipped
+
+
+def ship_cell(row: dict, setting: Setting, plan: Plan, rows: list[dict], work_dir: Path, models_dir: Path) -> str:
+    """One evaluated cell into ``models/NAME``, with its card; the model's name."""
+    from lstmparse.pipeline.recipe import treebank_folder
+
+    treebank = row["treebank"]
+    assert setting.recipe is not None
+    recipe = read_recipe(setting.recipe.replace("{treebank}", treebank))
+    source = work_dir / "models" / treebank / row["setting"] / f"s{row['seed']}"
+    folder = treebank_folder(plan.treebanks[treebank].path)
+    roots = {source: "", folder.path: f"{treebank}/", work_dir / "data" / treebank: f"{treebank}/"}
+    target = models_dir / recipe.name
+    staging = copy_model(source, target, roots)
+    shutil.copy2(recipe.path, staging / "recipe.toml")
+    reference = next((r for r in reference_rows(rows, treebank, plan) if "test" in r), None)
+    built = json.loads((source / CARD).read_text(encoding="utf-8")) if (source / CARD).is_file() else {}
+    card = {
+        "name": recipe.name,
+        "description": recipe.description,
+        "language": folder.language or "?",
+        "task": built.get("task", "raw text to dependency trees"),
+        "treebank": treebank,
+        "treebank_version": treebank_version(folder.path),
+        "licence": folder.licence or "see the treebank's LICENSE.txt",
+        "recipe": "recipe.toml",
+        "lstmparse_version": __version__,
+        "seed": row["seed"],
+        "cpu_minutes": row.get("cpu_minutes"),
+        "epochs": epochs_reached(staging),
+        "choices": [line for line in built.get("choices", []) if not ABSOLUTE_PATH.search(line)],
+        "dev": only_measures(row["dev"]),
+        "test": only_measures(row["test"]),
+        "udpipe1": None if reference is None else {split: only_measures(reference[split]) for split in ("dev", "test")},
+        "figures": figures_line(row["test"], reference),
+    }
+    text = json.dumps({key: value for key, value in card.items() if value not in (None, "", [], {})}, indent=2)
+    (staging / CARD).write_text(text + "\n", encoding="utf-8")
+    replace_directory(staging, target)
+    return recipe.name
+
+
+def reference_rows(rows: list[dict], treebank: str, plan: Plan) -> list[dict]:
+    """The rows of the plan's reference settings (UDPipe 1) for ``treebank``."""
+    references = {setting.name for setting in plan.settings if setting.arch == "udpipe"}
+    return [row for row in rows if row["treebank"] == treebank and row["setting"] in references]
+
+
+def copy_model(source: Path, target: Path, roots: dict[Path, str]) -> Path:
+    """The files ``source`` (a model directory) loads, in a staging directory beside ``target``; its path."""
+    from lstmparse.pipeline.manifest import component_directories, part_directories
+
+    staging = target.with_name(target.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    directories = {source, *component_directories(source)}
+    if (source / CONFIG).is_file() and json.loads((source / CONFIG).read_text(encoding="utf-8")).get("parts"):
+        directories |= set(part_directories(source).values())
+    for directory in sorted(directories):
+        inside = directory.resolve().relative_to(source.resolve())
+        if ".." in inside.parts:
+            raise ConfigurationError(f"{directory}: a part outside the model {source} cannot be shipped with it")
+        (staging / inside).mkdir(parents=True, exist_ok=True)
+        config = json.loads((directory / CONFIG).read_text(encoding="utf-8"))
+        for name in [config.get(key) for key in MODEL_FILE_KEYS]:
+            if name:
+                shutil.copy2(directory / name, staging / inside / name)
+        for name in (CONFIG, CARD):
+            if (directory / name).is_file():
+                text = portable((directory / name).read_text(encoding="utf-8"), roots, directory)
+                (staging / inside / name).write_text(text, encoding="utf-8")
+    return staging
+
+
+def portable(text: str, roots: dict[Path, str], directory: Path) -> str:
+    """``text`` with each absolute path written as it reads from the model (a file of the model relative to
+    ``directory``, a treebank's file as ``TREEBANK/FILE``, anything else by its name alone)."""
+
+    def rewritten(match: re.Match) -> str:
+        lead = match.group(1)
+        path = Path(match.group(0)[len(lead) :])
+        for root, prefix in roots.items():
+            if path.is_relative_to(root):
+                inside = path.relative_to(root)
+                if prefix == "" and path.is_relative_to(directory):
+                    inside = path.relative_to(directory)
+                return lead + (prefix + inside.as_posix() if inside.parts else prefix.rstrip("/") or ".")
+        return lead + path.name
+
+    return ABSOLUTE_PATH.sub(rewritten, text)
+
+
+def replace_directory(staging: Path, target: Path) -> None:
+    """``staging`` renamed to ``target``, the old one removed only once the new one is complete."""
+    old = target.with_name(target.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    staging.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def write_results(path: Path, rows: list[dict]) -> None:
+    """``models/results.json``: the shipped rows in place of those of the same model (others kept, in order)."""
+
+    def key(row: dict) -> tuple:
+        return row["treebank"], row["setting"], row["seed"]
+
+    committed = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+    new = {key(row): row for row in rows}
+    merged = [new.pop(key(row), row) for row in committed] + list(new.values())
+    text = json.dumps(merged, indent=1, ensure_ascii=False) + "\n"
+    atomic_write(path, lambda handle: handle.write(text.encode("utf-8")))

@@ -1,0 +1,104 @@
+"""A farm's results (``results.json``) as the Markdown tables of the catalogue, ``bench/RESULTS.md`` and the docs.
+
+    python -m lstmparse.app.release table runs/remake/results.json --source raw --side-by-side
+
+Rows are the records ``lstmparse farm`` writes (:mod:`lstmparse.app.farm.results`):
+``treebank``, ``setting``, ``seed``, ``dev``/``test`` figures by source and
+``cpu_minutes``.  The languages table puts the published figures of Stanza and
+UDPipe 2 (``published.toml``, with their UD versions) beside ours and UDPipe 1's.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+
+SIDE_BY_SIDE = ("Words", "Sentences", "UPOS", "UFeats", "Lemmas", "UAS", "LAS", "MLAS", "BLEX")
+PUBLISHED = Path(__file__).with_name("published.toml")
+
+
+@cache
+def published() -> dict:
+    """Other toolkits' published raw-text test LAS by treebank, with their names and UD versions."""
+    return tomllib.loads(PUBLISHED.read_text(encoding="utf-8"))
+
+
+def evaluated(records: list[dict]) -> tuple[list[str], dict[tuple[str, str], dict], list[str]]:
+    """The settings, the evaluated records by (treebank, setting), and the treebanks every setting was evaluated on."""
+    settings = list(dict.fromkeys(r["setting"] for r in records))
+    cells = {(r["treebank"], r["setting"]): r for r in records if "test" in r}
+    treebanks = [t for t in dict.fromkeys(r["treebank"] for r in records) if all((t, s) in cells for s in settings)]
+    return settings, cells, treebanks
+
+
+def cell_text(record: dict | None, source: str, measure: str) -> str:
+    """``test (dev)`` of one measure, or a dash."""
+    if record is None or measure not in record["test"].get(source, {}):
+        return "—"
+    test, dev = record["test"][source][measure], record["dev"].get(source, {}).get(measure)
+    return f"{test:.2f}" if dev is None else f"{test:.2f} ({dev:.2f})"
+
+
+def table(records: list[dict], source: str, measure: str) -> str:
+    """Rows: treebanks; columns: settings; test (dev) of ``measure``; the mean training CPU-minutes of a row."""
+    treebanks = list(dict.fromkeys(r["treebank"] for r in records))
+    settings = list(dict.fromkeys(r["setting"] for r in records))
+    cells = {(r["treebank"], r["setting"]): r for r in records if "test" in r}
+    lines = [f"| treebank | {' | '.join(settings)} | CPU min per cell |", "|---" * (len(settings) + 2) + "|"]
+    for treebank in treebanks:
+        row = [cell_text(cells.get((treebank, setting)), source, measure) for setting in settings]
+        minutes = [cells[(treebank, s)]["cpu_minutes"] for s in settings if (treebank, s) in cells]
+        mean = f"{sum(minutes) / len(minutes):.1f}" if minutes else "—"
+        lines.append(f"| {treebank} | {' | '.join(row)} | {mean} |")
+    return "\n".join(lines)
+
+
+def mean_las(records: list[dict], source: str) -> dict[str, float]:
+    """Each setting's mean test LAS over the treebanks every setting was evaluated on (none: no entry)."""
+    settings, cells, treebanks = evaluated(records)
+    if not treebanks:
+        return {}
+    return {s: sum(cells[(t, s)]["test"][source]["LAS"] for t in treebanks) / len(treebanks) for s in settings}
+
+
+def side_by_side(records: list[dict], source: str) -> str:
+    """A row per treebank and setting: every measure on test and the training CPU-minutes; then the mean LAS."""
+    settings, cells, treebanks = evaluated(records)
+    lines = [
+        f"| treebank | system | {' | '.join(SIDE_BY_SIDE)} | train CPU min |",
+        "|---" * (len(SIDE_BY_SIDE) + 3) + "|",
+    ]
+    for treebank in treebanks:
+        for setting in settings:
+            figures = cells[(treebank, setting)]["test"].get(source, {})
+            values = [f"{figures[m]:.2f}" if m in figures else "—" for m in SIDE_BY_SIDE]
+            minutes = f"{cells[(treebank, setting)]['cpu_minutes']:.1f}"
+            lines.append(f"| {treebank} | {setting} | {' | '.join(values)} | {minutes} |")
+    if treebanks:
+        means = ", ".join(f"{setting} {las:.2f}" for setting, las in mean_las(records, source).items())
+        lines.append(f"\nMean LAS over these {len(treebanks)} treebanks: {means}.")
+    return "\n".join(lines)
+
+
+def languages_table(rows: list[dict], ours: str, reference: str = "udpipe1") -> str:
+    """Raw-text test LAS per treebank: our model, UDPipe 1 (same data), the lead, and the published figures."""
+    others = published()
+    names = " | ".join(f"{entry['name']} ({entry['ud']}, published)" for entry in others.values())
+    lines = [f"| treebank | model | LAS | UDPipe 1 | lead | {names} |", "|---" * (5 + len(others)) + "|"]
+    cells = {(r["treebank"], r["setting"]): r for r in rows if "test" in r}
+    for treebank in dict.fromkeys(r["treebank"] for r in rows):
+        mine, theirs = cells.get((treebank, ours)), cells.get((treebank, reference))
+        if mine is None:
+            continue
+        las = mine["test"]["raw"]["LAS"]
+        base = theirs["test"]["raw"]["LAS"] if theirs else None
+        lead = f"{las - base:+.2f}" if base is not None else "—"
+        quoted = " | ".join(
+            f"{entry['las'][treebank]:.2f}" if treebank in entry["las"] else "—" for entry in others.values()
+        )
+        model = mine.get("model", treebank)
+        lines.append(
+            f"| {treebank} | `{model}` | {las:.2f} | {'—' if base is None else f'{base:.2f}'} | {lead} | {quoted} |"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,117 @@
+"""Release tools: a farm run's pipelines shipped into models/ with cards of one schema, and the catalogue."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import DATA, ROOT
+
+from lstmparse.app.release.cards import ABSOLUTE_PATH, problems
+from lstmparse.app.release.catalogue import catalogue
+from lstmparse.app.release.shipping import portable, ship
+
+SHIPPED = ROOT / "models" / "ta_ttb_pipeline"
+TREEBANK = DATA / "ud" / "ta_ttb"
+FIGURES = {"raw": {"LAS": 50.0, "UPOS": 80.0, "Lemmas": 85.0, "CLAS": 1.0}, "tokens": {"LAS": 60.0}}
+
+
+@pytest.fixture(scope="module")
+def farm_run(tmp_path_factory):
+    """A farm work directory as a run of a recipe plan leaves it: a pipeline (the shipped Tamil one, with a file
+    of the run beside it and absolute paths in its record), its results and UDPipe 1's."""
+    root = tmp_path_factory.mktemp("release")
+    cell = root / "work" / "models" / "ta_ttb" / "pipeline" / "s1"
+    shutil.copytree(SHIPPED, cell)
+    (cell / "checkpoint.npz").write_bytes(b"not shipped")
+    config = json.loads((cell / "config.json").read_text(encoding="utf-8"))
+    config["training"]["train"] = str(TREEBANK.resolve() / "train.conllu")
+    config["training"]["folds"] = str(cell / "jackknife" / "train.tagged.conllu")
+    (cell / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    models = root / "models"
+    (models / "ta_ttb_pipeline").mkdir(parents=True)
+    (models / "ta_ttb_pipeline" / "old.txt").write_text("the model before")
+    recipe = models / "ta_ttb_pipeline" / "recipe.toml"
+    recipe.write_text(
+        '[model]\nname = "ta_ttb_pipeline"\narch = "pipeline"\ntreebank = "ta_ttb"\n[train]\ntaggers = 1\n'
+    )
+    plan = models / "remake.toml"
+    plan.write_text(
+        f'[treebanks.ta_ttb]\npath = "{TREEBANK}"\n[[settings]]\nname = "pipeline"\n'
+        'recipe = "{treebank}_pipeline/recipe.toml"\n[[settings]]\nname = "udpipe1"\narch = "udpipe"\n'
+    )
+    rows = [
+        {"treebank": "ta_ttb", "setting": "pipeline", "seed": 1, "dev": FIGURES, "test": FIGURES, "cpu_minutes": 99.5},
+        {"treebank": "ta_ttb", "setting": "udpipe1", "seed": 1, "dev": FIGURES, "test": FIGURES, "cpu_minutes": 3.0},
+    ]
+    (root / "work" / "results.json").write_text(json.dumps(rows), encoding="utf-8")
+    names = ship(root / "work", plan, models, log=open("/dev/null", "w"))
+    return models, names
+
+
+def test_a_shipped_pipeline_is_the_files_it_loads_with_a_card_of_the_schema_and_its_recipe(farm_run):
+    models, names = farm_run
+    target = models / "ta_ttb_pipeline"
+    assert names == ["ta_ttb_pipeline"] and (target / "recipe.toml").is_file()
+    assert not (target / "old.txt").exists() and not (target / "checkpoint.npz").exists()
+    assert not list(models.glob("*.partial")) and not list(models.glob("*.old"))
+    card = json.loads((target / "card.json").read_text(encoding="utf-8"))
+    assert problems(card) == []
+    assert card["treebank"] == "ta_ttb" and card["language"] == "ta" and card["cpu_minutes"] == 99.5
+    assert "CLAS" not in card["test"]["raw"] and card["udpipe1"]["test"]["raw"]["LAS"] == 50.0
+    assert card["epochs"] and all(count > 0 for count in card["epochs"].values())
+    assert card["treebank_version"].split()[0] == (TREEBANK / "VERSION").read_text().split()[0][:10]
+    results = json.loads((models / "results.json").read_text(encoding="utf-8"))
+    assert [row["setting"] for row in results] == ["pipeline", "udpipe1"] and results[0]["model"] == "ta_ttb_pipeline"
+
+
+def test_a_shipped_model_names_no_path_of_the_machine_and_parses_as_the_one_it_came_from(farm_run):
+    import lstmparse
+
+    models, _ = farm_run
+    target = models / "ta_ttb_pipeline"
+    for path in target.rglob("*.json"):
+        assert not ABSOLUTE_PATH.search(path.read_text(encoding="utf-8")), path
+    config = json.loads((target / "config.json").read_text(encoding="utf-8"))
+    assert config["training"]["train"] == "ta_ttb/train.conllu"
+    assert config["training"]["folds"] == "jackknife/train.tagged.conllu"
+    text = "நான் வீட்டுக்கு போனேன் ."
+    assert lstmparse.load(target).parse_text(text) == lstmparse.load(SHIPPED).parse_text(text)
+
+
+def test_the_catalogue_lists_the_shipped_model_with_its_figures_and_recipe(farm_run):
+    models, _ = farm_run
+    page = catalogue(models)
+    assert "### `ta_ttb_pipeline`" in page and "| `ta_ttb_pipeline` | 50.00 | 50.00 | +0.00 |" in page
+    assert "Recipe ([`recipe.toml`](ta_ttb_pipeline/recipe.toml)): taggers 1." in page
+
+
+def test_portable_rewrites_paths_inside_the_model_the_treebank_and_elsewhere(tmp_path):
+    model, treebank = tmp_path / "run" / "m", tmp_path / "data" / "hu"
+    roots = {model: "", treebank: "hu/"}
+    text = json.dumps(
+        {"a": f"{treebank}/train.conllu", "b": f"--train {model}/jackknife/x.conllu", "c": "/elsewhere/glove.txt"}
+    )
+    assert json.loads(portable(text, roots, model / "parser")) == {
+        "a": "hu/train.conllu",
+        "b": "--train jackknife/x.conllu",
+        "c": "glove.txt",
+    }
+
+
+def test_the_committed_catalogue_is_what_the_models_make():
+    """models/README.md is written by the release tool from the cards and recipes, never by hand."""
+    result = subprocess.run(
+        [sys.executable, "-m", "lstmparse.app.release", "catalogue", "--check"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert len((ROOT / "models" / "README.md").read_text(encoding="utf-8").splitlines()) <= 300
+
+
+def test_a_card_with_a_missing_key_or_a_path_is_refused():
+    card = {"name": "x", "language": "hu", "figures": "", "notes": ["trained in /home/me/runs/hu"]}
+    found = problems(card)
+    assert "missing treebank" in found and any("/home/me/runs/hu" in problem for problem in found)
