@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import DATA, ROOT
@@ -63,6 +64,7 @@ def test_a_shipped_pipeline_is_the_files_it_loads_with_a_card_of_the_schema_and_
     assert card["treebank"] == "ta_ttb" and card["language"] == "ta" and card["cpu_minutes"] == 99.5
     assert "CLAS" not in card["test"]["raw"] and card["udpipe1"]["test"]["raw"]["LAS"] == 50.0
     assert card["epochs"] and all(count > 0 for count in card["epochs"].values())
+    assert card["speed"]["sentences_per_second"] > 0 and card["speed"]["measured_on"].startswith("ta_ttb test")
     assert card["treebank_version"].split()[0] == (TREEBANK / "VERSION").read_text().split()[0][:10]
     results = json.loads((models / "results.json").read_text(encoding="utf-8"))
     assert [row["setting"] for row in results] == ["pipeline", "udpipe1"] and results[0]["model"] == "ta_ttb_pipeline"
@@ -115,3 +117,20 @@ def test_a_card_with_a_missing_key_or_a_path_is_refused():
     card = {"name": "x", "language": "hu", "figures": "", "notes": ["trained in /home/me/runs/hu"]}
     found = problems(card)
     assert "missing treebank" in found and any("/home/me/runs/hu" in problem for problem in found)
+
+
+def test_a_language_code_picks_the_most_accurate_pipeline_only_where_it_parses_at_least_half_as_fast():
+    from lstmparse.app.catalog import ModelInfo, language_roles
+    from lstmparse.core.model_io import by_language_rule
+
+    def card(las: float, speed: float) -> dict:
+        return {"test": {"raw": {"LAS": las}}, "speed": {"sentences_per_second": speed}}
+
+    cards = {"en_fast": card(82.0, 300.0), "en_accurate": card(86.0, 150.0), "en_old": {}}
+    assert by_language_rule(cards) == ["en_accurate", "en_fast", "en_old"]
+    cards["en_accurate"] = card(86.0, 149.0)
+    assert by_language_rule(cards) == ["en_fast", "en_accurate", "en_old"]
+    assert by_language_rule({"b": {}, "a": {}}) == ["b", "a"]  # nothing measured: the search order
+    found = [ModelInfo(name, Path(name), "pipeline", "en", 1.0, "", card=c) for name, c in cards.items()]
+    roles = language_roles(found)
+    assert roles == {"en_fast": "fastest, --model en", "en_accurate": "most accurate"}

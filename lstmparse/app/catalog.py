@@ -74,6 +74,27 @@ def available_models() -> list[ModelInfo]:
     return list(found.values())
 
 
+def language_roles(found: list[ModelInfo]) -> dict[str, str]:
+    """For a language with two or more pipelines whose cards give raw-text test LAS and speed: which is the
+    fastest, which the most accurate, and which its code picks (``--model LANG``)."""
+    from lstmparse.core.model_io import by_language_rule, card_las_and_speed
+
+    roles: dict[str, str] = {}
+    languages = {info.language for info in found}
+    for language in languages:
+        measured = {i.name: i.card for i in found if i.language == language and card_las_and_speed(i.card)}
+        if len(measured) < 2:
+            continue
+        figures = {name: card_las_and_speed(card) for name, card in measured.items()}
+        fastest = max(figures, key=lambda name: figures[name][1])  # type: ignore[index]
+        accurate = max(figures, key=lambda name: figures[name][0])  # type: ignore[index]
+        picked = by_language_rule(measured)[0]
+        for name in measured:
+            labels = [label for label, who in (("fastest", fastest), ("most accurate", accurate)) if who == name]
+            roles[name] = ", ".join(labels + ([f"--model {language}"] if name == picked else []))
+    return roles
+
+
 def model_info(directory: Path) -> ModelInfo:
     """A model's card, completed from its configuration and its files' size."""
     card = _read_card(directory)

@@ -80,8 +80,13 @@ def _record(info) -> dict:
 
 def _table(found) -> str:
     """Name, language, size, use and task, the task cut to fit :data:`TABLE_WIDTH` columns."""
+    from lstmparse.app.catalog import language_roles
+
+    roles = language_roles(found)
     rows = [("name", "lang", "MB", "use", "task")]
-    rows += [(i.name, i.language, f"{i.size_mb:.1f}", "NC" if i.non_commercial else "", i.task) for i in found]
+    for i in found:
+        use = ", ".join(part for part in ("NC" if i.non_commercial else "", roles.get(i.name, "")) if part)
+        rows.append((i.name, i.language, f"{i.size_mb:.1f}", use, i.task))
     widths = [max(len(row[k]) for row in rows) for k in range(4)]
     room = max(TABLE_WIDTH - sum(widths) - 2 * len(widths), 20)
     lines = []

@@ -35,7 +35,7 @@ class TaggerOptions(RunOptions):
     batch_size: int = 32
     learning_rate: float = 0.002  # Adam's alpha
     dropout: float = 0.33
-    epochs: int = 40  # EWT dev UPOS 94.47 after 14 epochs, best 94.99 at 32 of 40 (docs/experiments/tagger-ensembles.md)
+    epochs: int = 40  # EWT dev UPOS 94.47 after 14 epochs, 94.99 at 32 of 40 (docs/experiments/tagger-ensembles.md)
     pretrained: str | None = None
     factored_feats: bool = True  # one output per feature where the training data has features (tagger/features.py)
     dims: TaggerDimensions = field(default_factory=TaggerDimensions)

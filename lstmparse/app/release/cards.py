@@ -27,6 +27,7 @@ OPTIONAL = (
     "dev",
     "test",
     "udpipe1",
+    "speed",
     "notes",
     "description",
 )

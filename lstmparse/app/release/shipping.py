@@ -85,12 +85,46 @@ def ship_cell(row: dict, setting: Setting, plan: Plan, rows: list[dict], work_di
         "dev": only_measures(row["dev"]),
         "test": only_measures(row["test"]),
         "udpipe1": None if reference is None else {split: only_measures(reference[split]) for split in ("dev", "test")},
+        "speed": parsing_speed(staging, folder.test) if folder.test is not None else None,
         "figures": figures_line(row["test"], reference),
     }
     text = json.dumps({key: value for key, value in card.items() if value not in (None, "", [], {})}, indent=2)
     (staging / CARD).write_text(text + "\n", encoding="utf-8")
     replace_directory(staging, target)
     return recipe.name
+
+
+def parsing_speed(directory: Path, test: Path) -> dict:
+    """Sentences and words a second from raw text (the test set's, rebuilt), one thread: what the language rule
+    (:func:`lstmparse.core.model_io.by_language_rule`) and ``lstmparse models`` read."""
+    import time
+    from contextlib import nullcontext
+
+    from lstmparse.app.accuracy import run_model
+    from lstmparse.core.backend import configure_defaults
+    from lstmparse.io.formats import read_sentences
+
+    configure_defaults()
+    from lstmparse.pipeline.api import Pipeline
+
+    try:
+        from threadpoolctl import threadpool_limits
+
+        one_thread = threadpool_limits(1)
+    except ImportError:  # without it, NumPy's BLAS threads as its environment says
+        one_thread = nullcontext()
+    gold = list(read_sentences(str(test)))
+    with one_thread:
+        pipeline = Pipeline.assemble(directory)
+        started = time.process_time()
+        output = run_model(pipeline, gold, "raw").sentences
+        seconds = time.process_time() - started
+    words = sum(len(sentence) for sentence in output)
+    return {
+        "sentences_per_second": round(len(output) / seconds, 1),
+        "words_per_second": round(words / seconds),
+        "measured_on": f"{test.parent.name} test, raw text, one thread",
+    }
 
 
 def reference_rows(rows: list[dict], treebank: str, plan: Plan) -> list[dict]:
