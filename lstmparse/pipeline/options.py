@@ -41,6 +41,10 @@ class PipelineOptions(RunOptions):
         parser = StackLSTMOptions.from_command_line(parser_given | {"model_dir": ""})
         values = common_values(given) | given_fields(given, "jackknife", "taggers", "pretrained", "resume", "encoder")
         values |= given_fields(given, "joint_member", "half_precision", "cores", "part_options")
+        if values.get("encoder"):
+            from lstmparse.layers.encoders import canonical_spec
+
+            values["encoder"] = canonical_spec(str(values["encoder"]))
         choose = tuple(name for name in ("features", "system") if name not in given)
         parts = {
             part: str(given[f"{part}_model"])

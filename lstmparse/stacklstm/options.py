@@ -79,6 +79,10 @@ class StackLSTMOptions(RunOptions):
         if "features" in given:
             values["features"] = parse_features(given["features"])
         dims = {name: given[name] for name in ("context_layers", "joint_upos", "encoder") if name in given}
+        if "encoder" in values.get("features", ()) or dims.get("encoder"):
+            from lstmparse.layers.encoders import DEFAULT_ENCODER, canonical_spec
+
+            dims["encoder"] = canonical_spec(dims.get("encoder") or DEFAULT_ENCODER)
         if dims:
             values["dims"] = StackLSTMDimensions(**dims)
         return cls(**values)

