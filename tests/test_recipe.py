@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -303,3 +304,29 @@ def test_the_farm_trains_the_joint_member_as_the_pipeline_step_would():
     assert farm["features"] == ",".join(step.features) and farm["system"] == step.system
     assert (farm["context_layers"], farm["joint_upos"]) == (step.dims.context_layers, step.dims.joint_upos)
     assert farm["encoder"] == step.dims.encoder
+
+
+@pytest.mark.slow
+def test_the_same_recipe_seed_data_and_epochs_make_the_same_model_files_byte_for_byte(tmp_path):
+    """A remake is repeatable where no time budget stops it: parameters and vocabularies are the same bytes (the
+    configs differ only in their timings), and so are the choices made on dev."""
+    train = tmp_path / "train.conllu"
+    train.write_text(first_sentences(UD / "ta_ttb" / "train.conllu", 60), encoding="utf-8")
+    dev = tmp_path / "dev.conllu"
+    dev.write_text(first_sentences(UD / "ta_ttb" / "dev.conllu", 20), encoding="utf-8")
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(
+        RECIPE + "epochs = 1\njackknife = 2\ntaggers = 2\njoint_member = true\ncores = 2\nhalf_precision = true\n",
+        encoding="utf-8",
+    )
+    made = []
+    for copy in ("a", "b"):
+        model = tmp_path / copy
+        result = run_cli("train", "--recipe", recipe, "--train", train, "--dev", dev, "--model-dir", model)
+        assert result.returncode == 0, result.stderr
+        made.append({p.relative_to(model): p.read_bytes() for p in model.rglob("*") if p.suffix in (".npz", ".json")})
+    first, second = made
+    weights = [path for path in first if path.suffix == ".npz" or path.name.startswith("vocab")]
+    assert len(weights) >= 10 and all(first[path] == second[path] for path in weights)
+    manifests = [json.loads(m[Path("config.json")]) for m in made]
+    assert manifests[0]["choices"] == manifests[1]["choices"]
