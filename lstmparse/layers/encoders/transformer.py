@@ -22,9 +22,10 @@ import numpy as np
 
 from lstmparse.layers.encoders.e5_file import E5File, dequantize
 
-# Abramowitz and Stegun 7.1.26: erf to within 1.5e-7, for the exact GELU NumPy has no function for
-ERF_P = 0.3275911
-ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+# GELU's tanh form (Hendrycks & Gimpel 2016): within 4.8e-4 of x * Phi(x), under the float16 rounding of the
+# vectors the models keep, and a third of the exact form's cost in NumPy (which has no erf)
+GELU_SCALE = float(np.sqrt(2.0 / np.pi))
+GELU_CUBIC = 0.044715
 FEED_FORWARD_ROWS = 128  # pieces whose feed-forward middle (128 x 1536 floats) is computed at once
 
 
@@ -143,33 +144,23 @@ def feed_forward(layer: Layer, x: np.ndarray) -> np.ndarray:
 
 
 def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, epsilon: float) -> np.ndarray:
-    """Each row scaled to mean 0 and variance 1, then by ``weight`` and ``bias``."""
+    """Each row scaled to mean 0 and variance 1, then by ``weight`` and ``bias`` (a new array; ``x`` is kept)."""
     centred = x - x.mean(axis=-1, keepdims=True)
-    variance = np.mean(centred * centred, axis=-1, keepdims=True)
-    return centred * (weight / np.sqrt(variance + np.float32(epsilon))) + bias
+    centred /= np.sqrt(np.mean(np.square(centred), axis=-1, keepdims=True) + np.float32(epsilon))
+    centred *= weight
+    centred += bias
+    return centred
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
-    """``x * Φ(x)``, the exact GELU (through :func:`erf`), in place."""
-    half = x * np.float32(0.5)
-    x *= np.float32(1 / np.sqrt(2.0))
-    x[:] = erf(x)
-    x += np.float32(1.0)
-    x *= half
+    """``x * Φ(x)`` in its tanh form, ``x/2 (1 + tanh(√(2/π) (x + 0.044715 x³)))``, in place."""
+    inner = x * x
+    inner *= np.float32(GELU_CUBIC)
+    inner += np.float32(1.0)
+    inner *= x
+    inner *= np.float32(GELU_SCALE)
+    np.tanh(inner, out=inner)
+    inner += np.float32(1.0)
+    x *= np.float32(0.5)
+    x *= inner
     return x
-
-
-def erf(x: np.ndarray) -> np.ndarray:
-    """The error function to within 1.5e-7 (Abramowitz and Stegun 7.1.26), elementwise, float32."""
-    a = np.abs(x)
-    t = np.float32(1.0) / (np.float32(1.0) + np.float32(ERF_P) * a)
-    poly = t * np.float32(ERF_A[4])
-    for coefficient in ERF_A[3::-1]:
-        poly += np.float32(coefficient)
-        poly *= t
-    np.negative(a, out=a)
-    a *= np.abs(x)
-    np.exp(a, out=a)
-    poly *= a
-    np.subtract(np.float32(1.0), poly, out=poly)
-    return np.copysign(poly, x, out=poly)
