@@ -107,7 +107,7 @@ def test_portable_rewrites_paths_inside_the_model_the_treebank_and_elsewhere(tmp
 def test_the_committed_catalogue_is_what_the_models_make():
     """models/README.md is written by the release tool from the cards and recipes, never by hand."""
     result = subprocess.run(
-        [sys.executable, "-m", "lstmparse.app.release", "catalogue", "--check"], capture_output=True, text=True
+        [sys.executable, "-m", "lstmparse", "release", "catalogue", "--check"], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
     assert len((ROOT / "models" / "README.md").read_text(encoding="utf-8").splitlines()) <= 300

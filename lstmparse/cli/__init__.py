@@ -20,6 +20,7 @@ from lstmparse.cli.farm import farm
 from lstmparse.cli.models import models
 from lstmparse.cli.parse import parse
 from lstmparse.cli.refit import refit
+from lstmparse.cli.release import release
 from lstmparse.cli.render import render
 from lstmparse.cli.serve import serve
 from lstmparse.cli.stacklstm import oracle
@@ -94,5 +95,6 @@ for command in (
     sample,
     vectors,
     refit,
+    release,
 ):
     main.add_command(command)

@@ -1,6 +1,6 @@
 """Release tools: the remade models shipped into ``models/``, their cards, and the catalogue made of them.
 
-``python -m lstmparse.app.release`` (``--help``) is how a release is made from a farm
+``lstmparse release`` (``--help``) is how a release is made from a farm
 run of ``models/remake.toml``:
 
 - ``ship WORK_DIR``: each pipeline the run evaluated goes into ``models/NAME`` (the

@@ -1,6 +1,6 @@
 """A farm's results (``results.json``) as the Markdown tables of the catalogue, ``bench/RESULTS.md`` and the docs.
 
-    python -m lstmparse.app.release table runs/remake/results.json --source raw --side-by-side
+    lstmparse release table runs/remake/results.json --source raw --side-by-side
 
 Rows are the records ``lstmparse farm`` writes (:mod:`lstmparse.app.farm.results`):
 ``treebank``, ``setting``, ``seed``, ``dev``/``test`` figures by source and

@@ -1,4 +1,4 @@
-"""``python -m lstmparse.app.release``: ship a farm run's remade models, write the catalogue, print tables."""
+"""``lstmparse release``: ship a farm run's remade models, write the catalogue, print results tables."""
 
 from __future__ import annotations
 
@@ -10,14 +10,18 @@ import click
 
 from lstmparse.cli.common import EXISTING_FILE, clean_errors
 
-CHECKOUT = Path(__file__).resolve().parents[3]
-MODELS = CHECKOUT / "models"
+CHECKOUT = Path(__file__).resolve().parents[2]
+MODELS = CHECKOUT / "models"  # the checkout's: releases are made from one
 DIRECTORY = click.Path(exists=True, file_okay=False, path_type=Path)
 
 
 @click.group()
 def release() -> None:
-    """Release tools: models remade by the farm into models/, their catalogue, results tables."""
+    """Release tools: the models a farm run remade shipped into models/, their catalogue, results tables.
+
+    lstmparse farm models/remake.toml --work-dir W remakes the pipelines; release ship W
+    puts them into models/ with their cards and rewrites models/README.md.
+    """
 
 
 @release.command()
@@ -76,7 +80,3 @@ def write_catalogue(models_dir: Path) -> None:
 
     text = page(models_dir)
     atomic_write(models_dir / "README.md", lambda handle: handle.write(text.encode("utf-8")))
-
-
-if __name__ == "__main__":
-    release(prog_name="python -m lstmparse.app.release")
