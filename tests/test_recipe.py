@@ -308,8 +308,11 @@ def test_the_farm_trains_the_joint_member_as_the_pipeline_step_would():
 
 @pytest.mark.slow
 def test_the_same_recipe_seed_data_and_epochs_make_the_same_model_files_byte_for_byte(tmp_path):
-    """A remake is repeatable where no time budget stops it: parameters and vocabularies are the same bytes (the
-    configs differ only in their timings), and so are the choices made on dev."""
+    """A remake is repeatable: with the epochs each part of a model ran (``--epochs-of``, from its card), whatever
+    the budget and epochs asked, the parameters and vocabularies are the same bytes (the configs differ only in
+    their timings), and so are the choices made on dev."""
+    from lstmparse.app.release.cards import epochs_reached
+
     train = tmp_path / "train.conllu"
     train.write_text(first_sentences(UD / "ta_ttb" / "train.conllu", 60), encoding="utf-8")
     dev = tmp_path / "dev.conllu"
@@ -319,14 +322,54 @@ def test_the_same_recipe_seed_data_and_epochs_make_the_same_model_files_byte_for
         RECIPE + "epochs = 1\njackknife = 2\ntaggers = 2\njoint_member = true\ncores = 2\nhalf_precision = true\n",
         encoding="utf-8",
     )
-    made = []
-    for copy in ("a", "b"):
-        model = tmp_path / copy
-        result = run_cli("train", "--recipe", recipe, "--train", train, "--dev", dev, "--model-dir", model)
-        assert result.returncode == 0, result.stderr
-        made.append({p.relative_to(model): p.read_bytes() for p in model.rglob("*") if p.suffix in (".npz", ".json")})
-    first, second = made
-    weights = [path for path in first if path.suffix == ".npz" or path.name.startswith("vocab")]
-    assert len(weights) >= 10 and all(first[path] == second[path] for path in weights)
+    first = tmp_path / "a"
+    result = run_cli("train", "--recipe", recipe, "--train", train, "--dev", dev, "--model-dir", first)
+    assert result.returncode == 0, result.stderr
+    card = json.loads((first / "card.json").read_text(encoding="utf-8"))
+    card["epochs"] = epochs_reached(first)  # what lstmparse release ship records
+    (first / "card.json").write_text(json.dumps(card), encoding="utf-8")
+    assert card["epochs"]["jackknife/fold-2"] == card["epochs"]["parser"] == 1 and len(card["epochs"]) == 7
+    second = tmp_path / "b"
+    again = ("--epochs", "3", "--max-minutes", "5", "--epochs-of", first)  # the card's epochs win
+    result = run_cli("train", "--recipe", recipe, "--train", train, "--dev", dev, "--model-dir", second, *again)
+    assert result.returncode == 0, result.stderr
+    made = [
+        {p.relative_to(m): p.read_bytes() for p in m.rglob("*") if p.suffix in (".npz", ".json")}
+        for m in (first, second)
+    ]
+    weights = [path for path in made[0] if path.suffix == ".npz" or path.name.startswith("vocab")]
+    assert len(weights) >= 10 and all(made[0][path] == made[1][path] for path in weights)
     manifests = [json.loads(m[Path("config.json")]) for m in made]
     assert manifests[0]["choices"] == manifests[1]["choices"]
+
+
+def test_epochs_of_gives_each_part_its_epochs_and_no_budget_and_a_missing_part_is_one_line():
+    from lstmparse.app.farm.plan import Setting, TreebankFiles, part_step, pipeline_jobs
+
+    assert [part_step(d) for d in ("tagger", "tagger_3", "jackknife/fold-2", "parser", "parser_joint", "x")] == [
+        "tagger",
+        "tagger-3",
+        "fold-2",
+        "pipeline",
+        "parser-joint",
+        None,
+    ]
+    files = TreebankFiles(str(UD / "ta_ttb" / "train.conllu"), str(UD / "ta_ttb" / "dev.conllu"), None)
+    epochs = {"tagger": 5, "tagger-2": 6, "tokenizer": 7, "fold-1": 8, "fold-2": 9, "pipeline": 10}
+    options = {"taggers": 2, "jackknife": 2, "epochs": 200, "part_epochs": epochs}
+    jobs = pipeline_jobs(
+        "p", {"treebank": "t", "setting": "s", "seed": 1}, Setting("s", "pipeline", options, 60, ()), files, "/m"
+    )
+    for job in jobs:
+        for _, command in job.commands:
+            assert "--max-minutes" not in command
+            assert command[command.index("--epochs") + 1] == str(epochs[job.step])
+    with pytest.raises(ConfigurationError, match="gives no epochs for fold-2, tagger-2"):
+        missing = {key: value for key, value in epochs.items() if key not in ("fold-2", "tagger-2")}
+        pipeline_jobs(
+            "p",
+            {"treebank": "t", "setting": "s", "seed": 1},
+            Setting("s", "pipeline", options | {"part_epochs": missing}, 60, ()),
+            files,
+            "/m",
+        )

@@ -42,6 +42,7 @@ from lstmparse.cli.train_setup import (
     store_half_precision_parts,
     summary,
     training_files,
+    with_epochs_of,
 )
 from lstmparse.core.families import family
 from lstmparse.layers import CHAR_LSTM_SIZE
@@ -84,6 +85,13 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     help="a recipe file (TOML: the model's arch, its treebank and seed, the training options; docs/recipes.md) to "
     "make the model by; options given here too take these values. --arch pipeline without one runs the default "
     "recipe; 'none': only the options given, in this process",
+)
+@family_option(
+    "--epochs-of",
+    "epochs_of",
+    type=click.Path(exists=True, file_okay=False),
+    help="remake a model made by this recipe: each part trains the epochs MODEL's card records it ran, with no "
+    "time budget (the same recipe, seed and data then make the same files)",
 )
 @family_option("--train", "train_file", type=EXISTING_FILE, help="training treebank (or --treebank)")
 @family_option("--dev", "dev_file", type=EXISTING_FILE, help="development treebank (model selection)")
@@ -397,6 +405,8 @@ def train(**given) -> None:
         parts = {part: from_recipe.get(part, {}) | parts.get(part, {}) for part in {**from_recipe, **parts}}
     if parts:
         explicit["part_options"] = parts
+    if explicit.get("epochs_of"):
+        explicit = with_epochs_of(explicit, arch)
     treebank, data_notes = training_files(explicit, given["model_dir"])
     if explicit.get("half_precision") and arch in PIPELINE:
         data_notes.append(HALVED_PIPELINE)

@@ -43,6 +43,7 @@ HALVED_PIPELINE = (
 )
 PART_FAMILIES = ("tagger", "tokenizer")  # the pipeline's parts that take options of their own (--part-option)
 NOT_IN_RECIPES = {"arch", "recipe", "train_file", "dev_file", "treebank", "model_dir", "overwrite", "resume"}
+NOT_IN_RECIPES |= {"epochs_of"}
 
 
 def recipe_options(recipe, ctx: click.Context) -> dict:  # noqa: ANN001 - a Recipe
@@ -89,6 +90,31 @@ def recipe_entry(recipe, explicit: dict) -> dict:  # noqa: ANN001 - a Recipe
     """The card's record of the recipe a model was made by: its name and file, the options and seed it ran with."""
     options = {key: value for key, value in explicit.items() if key not in NOT_IN_RECIPES and key != "language"}
     return {"name": recipe.name, "file": recipe.path.name, "options": options}
+
+
+def with_epochs_of(explicit: dict, arch: str) -> dict:
+    """``--epochs-of MODEL``: the options with the epochs each part of MODEL ran (its card's ``epochs``) in place of
+    the time budget, so that the same recipe, seed and data make the same files on any machine."""
+    import json
+
+    from lstmparse.app.farm.plan import part_step
+    from lstmparse.core.model_io import CARD
+    from lstmparse.errors import ConfigurationError
+
+    model = Path(explicit.pop("epochs_of"))
+    try:
+        epochs = json.loads((model / CARD).read_text(encoding="utf-8"))["epochs"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ConfigurationError(
+            f"--epochs-of {model}: its card.json records no epochs (the cards lstmparse release ship writes do)"
+        ) from None
+    explicit.pop("max_minutes", None)
+    if arch not in PIPELINE:
+        if "." not in epochs:
+            raise ConfigurationError(f"--epochs-of {model}: its card records the epochs of parts, not of one model")
+        return explicit | {"epochs": int(epochs["."])}
+    steps = {part_step(directory): int(count) for directory, count in epochs.items()}
+    return explicit | {"part_epochs": {step: count for step, count in steps.items() if step is not None}}
 
 
 def build_recipe_pipeline(recipe, explicit: dict, treebank, data_notes: list[str], started: float) -> None:  # noqa: ANN001

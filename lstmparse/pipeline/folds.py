@@ -16,6 +16,7 @@ from lstmparse.core.model_io import atomic_write
 from lstmparse.io.formats import Sentence, read_sentences
 
 JACKKNIFE_DIRECTORY = "jackknife"  # under the model directory: the folds' tagged training data
+FOLD_EPOCHS = "fold_epochs.json"  # in it: the epochs each fold tagger ran, kept when the fold taggers go
 
 
 def jackknife_directory(model_dir: str | Path) -> Path:
@@ -55,3 +56,12 @@ def write_all_fold_training_files(model_dir: str | Path, train: str, folds: int)
 def write_sentences(path: Path, sentences) -> None:
     """Sentences as CoNLL-U, written to a temporary file and renamed."""
     atomic_write(path, lambda handle: [handle.write(s.to_conllu().encode("utf-8")) for s in sentences])
+
+
+def fold_epochs(model_dir: str | Path) -> dict[str, int]:
+    """The epochs each fold tagger of a pipeline ran (``{"fold-1": 58, ...}``), as recorded before they were removed;
+    empty for a pipeline trained without folds (or before the record)."""
+    import json
+
+    path = jackknife_directory(model_dir) / FOLD_EPOCHS
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}

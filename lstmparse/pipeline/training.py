@@ -38,6 +38,7 @@ from lstmparse.io.formats import read_sentences
 from lstmparse.pipeline.api import Pipeline, parts_of
 from lstmparse.pipeline.choices import CHOICES_KEY, choose_on_dev
 from lstmparse.pipeline.folds import (
+    FOLD_EPOCHS,
     fold_tagger_directory,
     jackknife_directory,
     split_folds,
@@ -334,7 +335,7 @@ def jackknifed(options: PipelineOptions, log: TextIO) -> tuple[Path, Path | None
     if not train_out.exists():
         sentences = list(read_sentences(options.train))
         folds = split_folds(sentences, options.jackknife)
-        tagged_folds = []
+        tagged_folds, reached = [], {}
         for k, fold in enumerate(folds):
             fold_dir = fold_tagger_directory(options.model_dir, k + 1)
             rest = write_fold_training_file(options.model_dir, folds, k + 1)
@@ -342,9 +343,12 @@ def jackknifed(options: PipelineOptions, log: TextIO) -> tuple[Path, Path | None
             fold_options = _part_options(TaggerOptions, options, fold_dir, str(rest), "fold")
             _train_or_reuse(f"fold {k + 1} tagger", "tagger", fold_options, options.resume, log)
             tagged_folds.append(list(POSTagger.load(fold_dir).tag(fold, retag=True)))
+            reached[fold_dir.name] = len(read_record(fold_dir).config.get("training", {}).get("epochs", []))
         # back in the training set's order: sentence i is in fold i % k, at place i // k
         ordered = [tagged_folds[i % options.jackknife][i // options.jackknife] for i in range(len(sentences))]
         write_sentences(train_out, iter(ordered))
+        text = json.dumps(reached, indent=1)  # what a remake needs of the fold taggers (train --epochs-of)
+        atomic_write(directory / FOLD_EPOCHS, lambda handle: handle.write(text.encode("utf-8")))
         for k in range(options.jackknife):  # only the tagged data is needed from now on
             shutil.rmtree(fold_tagger_directory(options.model_dir, k + 1), ignore_errors=True)
             (directory / f"fold-{k + 1}.train.conllu").unlink(missing_ok=True)

@@ -343,6 +343,8 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     from lstmparse.pipeline.recipe import part_budgets
 
     options = dict(setting.options)
+    given_epochs = options.pop("part_epochs", {})  # train --epochs-of: each part's epochs, and no time budget
+    part_epochs: dict[str, int] = given_epochs if isinstance(given_epochs, dict) else {}
     given_parts = options.pop("part_options", {})  # the tagger's and tokenizer's own options
     parts: dict[str, dict[str, object]] = given_parts if isinstance(given_parts, dict) else {}
     folds = int(str(options.get("jackknife", 4)))
@@ -352,7 +354,8 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     taggers = int(str(options.get("taggers", 1)))
     parsers = 2 if options.get("joint_member") else 1
     cores = int(str(options.get("cores", 1)))
-    budget = part_budgets(setting.budget_minutes, folds, taggers, parsers, cores)  # the pipeline trainer's own cut
+    total = None if part_epochs else setting.budget_minutes
+    budget = part_budgets(total, folds, taggers, parsers, cores)  # the pipeline trainer's own cut
     seed = base["seed"]
 
     def part_job(
@@ -360,7 +363,7 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     ) -> Job:
         minutes = budget[step.split("-")[0]]  # fold-K: one fold tagger's; tagger-K: one member's
         command = _train_command(arch, train, files.dev, directory, seed + member - 1, minutes)
-        command += option_arguments(extra)
+        command += option_arguments(extra | ({"epochs": part_epochs[step]} if step in part_epochs else {}))
         return Job(
             f"{prefix}/{step}",
             **base,
@@ -395,7 +398,12 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     if options.get("joint_member"):  # trained here in the place the pipeline reuses it from, as it would train it
         joint = joint_parser_arguments(options, files.train)
         jobs.append(part_job("parser-joint", "stacklstm", files.train, f"{model_dir}/{JOINT_PARSER}", joint))
-    command = _train_command("pipeline", files.train, files.dev, model_dir, seed, setting.budget_minutes)
+    if part_epochs:
+        missing = sorted(({job.step for job in jobs if job.step != "folds"} | {"pipeline"}) - set(part_epochs))
+        if missing:
+            raise ConfigurationError(f"--epochs-of: the model's card gives no epochs for {', '.join(missing)}")
+        options["epochs"] = part_epochs["pipeline"]
+    command = _train_command("pipeline", files.train, files.dev, model_dir, seed, total)
     command += [*option_arguments(options), *part_option_arguments(parts), "--resume", "--recipe", NO_RECIPE]
     jobs.append(
         Job(
@@ -410,6 +418,20 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
         )
     )
     return jobs
+
+
+PART_STEPS = {"tokenizer": "tokenizer", "parser": "pipeline", "parser_joint": "parser-joint"}
+
+
+def part_step(directory: str) -> str | None:
+    """The build step that trains a pipeline's part, by the part's directory in the model (a card's ``epochs``
+    key): ``tagger_2`` is ``tagger-2``, ``jackknife/fold-1`` is ``fold-1``; None for one no step trains."""
+    name = directory.rsplit("/", 1)[-1]
+    if name in PART_STEPS:
+        return PART_STEPS[name]
+    if name == "tagger" or re.fullmatch(r"tagger_\d+|fold-\d+", name):
+        return name.replace("_", "-")
+    return None
 
 
 def joint_parser_arguments(options: dict, train: str) -> dict[str, object]:

@@ -52,16 +52,18 @@ def treebank_version(folder: Path) -> str | None:
 
 
 def epochs_reached(model_dir: Path) -> dict[str, int]:
-    """How many epochs each trained part of a model ran (a pipeline's parts, an ensemble's members)."""
+    """How many epochs each trained part of a model ran (a pipeline's parts, an ensemble's members, the fold
+    taggers whose tags its parser was trained on), by directory: what ``train --epochs-of`` remakes it with."""
+    from lstmparse.pipeline.folds import JACKKNIFE_DIRECTORY, fold_epochs
     from lstmparse.pipeline.manifest import component_directories
 
-    reached = {}
+    reached = {f"{JACKKNIFE_DIRECTORY}/{fold}": count for fold, count in fold_epochs(model_dir).items()}
     for directory in component_directories(model_dir):
         config = json.loads((directory / CONFIG).read_text(encoding="utf-8"))
         epochs = config.get("training", {}).get("epochs", [])
         if epochs:
-            reached[directory.relative_to(model_dir).as_posix() or "."] = len(epochs)
-    return reached
+            reached[directory.resolve().relative_to(Path(model_dir).resolve()).as_posix()] = len(epochs)
+    return dict(sorted(reached.items()))
 
 
 def figures_line(test: dict, udpipe1: dict | None) -> str:

@@ -80,7 +80,7 @@ def ship_cell(row: dict, setting: Setting, plan: Plan, rows: list[dict], work_di
         "lstmparse_version": __version__,
         "seed": row["seed"],
         "cpu_minutes": row.get("cpu_minutes"),
-        "epochs": epochs_reached(staging),
+        "epochs": epochs_reached(source),
         "choices": [line for line in built.get("choices", []) if not ABSOLUTE_PATH.search(line)],
         "dev": only_measures(row["dev"]),
         "test": only_measures(row["test"]),
