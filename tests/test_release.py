@@ -88,7 +88,7 @@ def test_the_catalogue_lists_the_shipped_model_with_its_figures_and_recipe(farm_
     models, _ = farm_run
     page = catalogue(models)
     assert "### `ta_ttb_pipeline`" in page and "| `ta_ttb_pipeline` | 50.00 | 50.00 | +0.00 |" in page
-    assert "Recipe ([`recipe.toml`](ta_ttb_pipeline/recipe.toml)): taggers 1." in page
+    assert "Recipe (`ta_ttb_pipeline/recipe.toml`): taggers 1." in page
 
 
 def test_portable_rewrites_paths_inside_the_model_the_treebank_and_elsewhere(tmp_path):

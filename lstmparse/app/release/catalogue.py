@@ -87,7 +87,7 @@ def model_section(directory: Path) -> list[str]:
     if recipe_file.is_file():
         recipe = read_recipe(recipe_file)
         options = ", ".join(f"{key} {toml_value(value)}" for key, value in recipe.options.items())
-        lines += ["", f"Recipe ([`recipe.toml`]({info.name}/recipe.toml)): {options}."]
+        lines += ["", f"Recipe (`{info.name}/recipe.toml`): {options}."]
         if recipe.treebank:
             lines[-1] += (
                 f" Remake: `lstmparse train --recipe models/{info.name}/recipe.toml "
