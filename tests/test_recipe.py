@@ -243,7 +243,7 @@ def test_a_shipped_models_recipe_names_it_its_treebank_and_only_options_of_its_a
 
 
 def test_every_shipped_pipeline_has_a_recipe_and_the_remake_plan_names_each():
-    from lstmparse.app.farm.plan import read_plan
+    from lstmparse.app.farm.plan_file import read_plan
 
     pipelines = {path.parent.name for path in (ROOT / "models").glob("*/config.json") if "pipeline" in path.parent.name}
     assert pipelines and all((ROOT / "models" / name / "recipe.toml").is_file() for name in pipelines)
@@ -260,7 +260,8 @@ def test_every_shipped_pipeline_has_a_recipe_and_the_remake_plan_names_each():
 
 def test_a_plan_naming_recipes_makes_each_treebank_the_jobs_of_its_own_recipe(tmp_path):
     """{treebank} in a setting's recipe is each treebank's; the jobs are those of the recipe's options."""
-    from lstmparse.app.farm.plan import TreebankFiles, plan_from_dict, plan_jobs
+    from lstmparse.app.farm.plan import TreebankFiles, plan_jobs
+    from lstmparse.app.farm.plan_file import plan_from_dict
 
     for name, taggers in (("ta_ttb", 2), ("wo_wtb", 1)):
         (tmp_path / f"{name}.toml").write_text(

@@ -121,7 +121,7 @@ def test_a_card_with_a_missing_key_or_a_path_is_refused():
 
 def test_a_language_code_picks_the_most_accurate_pipeline_only_where_it_parses_at_least_half_as_fast():
     from lstmparse.app.catalog import ModelInfo, language_roles
-    from lstmparse.core.model_io import by_language_rule
+    from lstmparse.core.languages import by_language_rule
 
     def card(las: float, speed: float) -> dict:
         return {"test": {"raw": {"LAS": las}}, "speed": {"sentences_per_second": speed}}

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lstmparse.core.families import BY_ARCH
-from lstmparse.core.model_io import CARD, CONFIG, model_arch, model_search_path, pipelines_of_language
+from lstmparse.core.languages import pipelines_of_language
+from lstmparse.core.model_io import CARD, CONFIG, model_arch, model_search_path
 from lstmparse.errors import ConfigurationError, ModelError
 from lstmparse.pipeline.choices import reasons
 from lstmparse.pipeline.manifest import component_directories
@@ -77,7 +78,7 @@ def available_models() -> list[ModelInfo]:
 def language_roles(found: list[ModelInfo]) -> dict[str, str]:
     """For a language with two or more pipelines whose cards give raw-text test LAS and speed: which is the
     fastest, which the most accurate, and which its code picks (``--model LANG``)."""
-    from lstmparse.core.model_io import by_language_rule, card_las_and_speed
+    from lstmparse.core.languages import by_language_rule, card_las_and_speed
 
     roles: dict[str, str] = {}
     languages = {info.language for info in found}

@@ -50,7 +50,7 @@ def farm(plan, work_dir, scheduler, workers, udpipe_python, treebanks, progress_
     the others go on; the exit code is then 2.
     """
     from lstmparse.app.farm.engine import run_farm
-    from lstmparse.app.farm.plan import only_treebanks, read_plan
+    from lstmparse.app.farm.plan_file import only_treebanks, read_plan
 
     chosen = read_plan(plan)
     if treebanks is not None:

@@ -255,7 +255,7 @@ def _input_name(input_file: str) -> str:
 def _pipelines_hint(model) -> str:
     """Pipelines of the model's own language by name, or how to train one; never another language's."""
     from lstmparse.app.catalog import model_language
-    from lstmparse.core.model_io import pipelines_of_language
+    from lstmparse.core.languages import pipelines_of_language
 
     language = model_language(model)
     names = pipelines_of_language(language)

@@ -21,7 +21,8 @@ import numpy as np
 
 from lstmparse.core.batching import SENTENCE_WINDOW, batches, windows
 from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE, TagDistribution, mixture_log_probs
-from lstmparse.core.model_io import TAG_FREE_MODEL, model_repr, pipelines_of_language, read_card
+from lstmparse.core.languages import pipelines_of_language
+from lstmparse.core.model_io import TAG_FREE_MODEL, model_repr, read_card
 from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.errors import InputError, ModelError
 from lstmparse.io.formats import BLANK_VALUES, Sentence, read_sentences

@@ -12,12 +12,10 @@ from lstmparse.app.farm.plan import (
     Job,
     TreebankFiles,
     dependents,
-    only_treebanks,
     option_arguments,
-    plan_from_dict,
     plan_jobs,
-    read_plan,
 )
+from lstmparse.app.farm.plan_file import only_treebanks, plan_from_dict, read_plan
 from lstmparse.app.farm.results import markdown, records
 from lstmparse.errors import ConfigurationError
 from lstmparse.pipeline.folds import fold_tagger_directory, fold_training_file

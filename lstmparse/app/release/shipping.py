@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TextIO
 
 from lstmparse import __version__
-from lstmparse.app.farm.plan import Plan, Setting, read_plan
+from lstmparse.app.farm.plan import Plan, Setting
+from lstmparse.app.farm.plan_file import read_plan
 from lstmparse.app.recipes import read_recipe
 from lstmparse.app.release.cards import (
     ABSOLUTE_PATH,
