@@ -22,7 +22,7 @@ HEADER = """# Models
 Every model here is made by its recipe (`NAME/recipe.toml`, schema in `docs/recipes.md`); the pipelines
 are remade together by `lstmparse farm models/remake.toml --work-dir runs/remake`, then shipped with
 `lstmparse release ship runs/remake`, which also writes this page
-(`lstmparse release catalogue`): edit the recipes, cards or code, not this page.
+(`lstmparse release catalogue`): change a recipe or the code and remake, never this page or a card.
 Use a model by name (`lstmparse parse --model hu_szeged_pipeline`, `lstmparse.load("hu")`);
 `lstmparse models NAME` shows its card."""
 MEASURES = ("LAS", "UAS", "UPOS", "UFeats", "Lemmas", "Words")

@@ -97,7 +97,7 @@ def ship_cell(row: dict, setting: Setting, plan: Plan, rows: list[dict], work_di
 
 def parsing_speed(directory: Path, test: Path) -> dict:
     """Sentences and words a second from raw text (the test set's, rebuilt), one thread: what the language rule
-    (:func:`lstmparse.core.model_io.by_language_rule`) and ``lstmparse models`` read."""
+    (:func:`lstmparse.core.languages.by_language_rule`) and ``lstmparse models`` read."""
     import time
     from contextlib import nullcontext
 
