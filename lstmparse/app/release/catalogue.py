@@ -19,7 +19,7 @@ from lstmparse.core.model_io import CONFIG
 
 HEADER = """# Models
 
-Every model here is made by its recipe (`NAME/recipe.toml`, schema in `docs/recipes.md`); the pipelines
+Every model here has its recipe (`NAME/recipe.toml`, schema in `docs/recipes.md`); the pipelines
 are remade together by `lstmparse farm models/remake.toml --work-dir runs/remake`, then shipped with
 `lstmparse release ship runs/remake`, which also writes this page
 (`lstmparse release catalogue`): change a recipe or the code and remake, never this page or a card.
@@ -74,7 +74,9 @@ def model_section(directory: Path) -> list[str]:
         ("licence", info.licence),
         (
             "made by",
-            f"lstmparse {card['lstmparse_version']}, seed {card['seed']}" if "lstmparse_version" in card else "",
+            f"lstmparse {card['lstmparse_version']}, seed {card['seed']}, from its recipe"
+            if "lstmparse_version" in card
+            else "commands of an earlier version, before its recipe (the recipe remakes it)",
         ),
         ("training", f"{card['cpu_minutes']:.0f} CPU-minutes" if card.get("cpu_minutes") else ""),
         ("epochs", ", ".join(f"{part} {n}" for part, n in card.get("epochs", {}).items())),
