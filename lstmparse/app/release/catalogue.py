@@ -65,26 +65,29 @@ def overview(directories: list[Path]) -> list[str]:
 
 
 def model_section(directory: Path) -> list[str]:
-    """One model: description, provenance, figures, choices, recipe and the command that remakes it."""
+    """One model in a few lines: what it is, where it comes from, its test figures, what dev chose, its recipe
+    (``lstmparse models NAME`` shows the whole card)."""
     info = model_info(directory)
     card = info.card
-    lines = [f"### `{info.name}`", "", card.get("description") or info.task]
+    made = (
+        f"lstmparse {card['lstmparse_version']}, seed {card['seed']}, from its recipe"
+        if "lstmparse_version" in card
+        else "commands of an earlier version, before its recipe (the recipe remakes it)"
+    )
     facts = [
-        ("treebank", " ".join(str(card[key]) for key in ("treebank", "treebank_version") if card.get(key))),
-        ("licence", info.licence),
-        (
-            "made by",
-            f"lstmparse {card['lstmparse_version']}, seed {card['seed']}, from its recipe"
-            if "lstmparse_version" in card
-            else "commands of an earlier version, before its recipe (the recipe remakes it)",
-        ),
-        ("training", f"{card['cpu_minutes']:.0f} CPU-minutes" if card.get("cpu_minutes") else ""),
-        ("epochs", ", ".join(f"{part} {n}" for part, n in card.get("epochs", {}).items())),
+        " ".join(str(card[key]) for key in ("treebank", "treebank_version") if card.get(key)),
+        info.licence,
+        made,
+        f"{card['cpu_minutes']:.0f} CPU-minutes" if card.get("cpu_minutes") else "",
+        "epochs " + ", ".join(f"{part} {n}" for part, n in card["epochs"].items()) if card.get("epochs") else "",
     ]
-    lines += ["", *[f"- {name}: {value}" for name, value in facts if value]]
-    lines += figure_rows(card)
+    lines = [f"### `{info.name}`", "", card.get("description") or info.task, "", "; ".join(f for f in facts if f) + "."]
+    figures = test_figures(card)
+    if figures:
+        lines += ["", figures]
     if card.get("choices"):
-        lines += ["", "Chosen on dev:", "", *[f"- {choice}" for choice in card["choices"]]]
+        chosen = "; ".join(str(choice).split(" (")[0].split(": ")[0] for choice in card["choices"])
+        lines += ["", f"Chosen on dev: {chosen}."]
     recipe_file = directory / "recipe.toml"
     if recipe_file.is_file():
         recipe = read_recipe(recipe_file)
@@ -102,16 +105,15 @@ def toml_value(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def figure_rows(card: dict) -> list[str]:
-    """The card's dev and test figures (and UDPipe 1's), a row per split and source."""
-    rows = []
-    for who, figures in (("", card), ("UDPipe 1, ", card.get("udpipe1") or {})):
-        for split in ("dev", "test"):
-            for source, label in (("raw", "raw text"), ("tokens", "gold tokens")):
-                scores = figures.get(split, {}).get(source, {})
-                if scores:
-                    values = " | ".join(f"{scores[m]:.2f}" if m in scores else "—" for m in MEASURES)
-                    rows.append(f"| {who}{split}, {label} | {values} |")
-    if not rows:
-        return []
-    return ["", f"| | {' | '.join(MEASURES)} |", "|---" * (len(MEASURES) + 1) + "|", *rows]
+def test_figures(card: dict) -> str:
+    """The card's test figures in one line: from raw text, from gold tokens, UDPipe 1's from raw text."""
+    parts = []
+    for who, figures, source in (
+        ("raw text", card, "raw"),
+        ("gold tokens", card, "tokens"),
+        ("UDPipe 1 raw text", card.get("udpipe1") or {}, "raw"),
+    ):
+        scores = figures.get("test", {}).get(source, {})
+        if scores:
+            parts.append(f"{who}: " + ", ".join(f"{m} {scores[m]:.2f}" for m in MEASURES if m in scores))
+    return "Test, " + "; ".join(parts) + "." if parts else ""
