@@ -12,7 +12,7 @@ from conftest import DATA, ROOT, assert_one_error_line, run_cli
 from lstmparse.io.formats import read_sentences
 from lstmparse.tokenizer.data import paragraphs
 
-SHIPPED = ROOT / "models" / "ta_ttb_pipeline"  # small and fast (its own beam: 2); beam 4 changes some dev trees
+SHIPPED = ROOT / "models" / "ta_ttb_pipeline"  # small and fast; beam 4 changes some of its dev trees
 DEV = DATA / "ud" / "ta_ttb" / "dev.conllu"
 
 
@@ -56,7 +56,8 @@ def parses(raw_dev, tmp_path_factory) -> dict[str, str]:
 
 def test_the_beam_changes_some_trees_so_the_tests_below_can_tell(parses):
     assert trees(parses["greedy"]) != trees(parses["beam 4"])
-    assert json.loads((SHIPPED / "config.json").read_text(encoding="utf-8"))["decoding"] == {"beam": 2}
+    manifest = json.loads((SHIPPED / "config.json").read_text(encoding="utf-8"))
+    assert manifest["decoding"]["beam"] in (1, 2, 4)  # chosen on dev; the copies below set their own
 
 
 def test_parse_decodes_with_the_pipeline_s_beam_in_one_process_or_several(parses):
