@@ -69,6 +69,10 @@ def test_the_budget_is_cut_into_the_parts_and_adds_up_to_the_whole():
     three = part_budgets(60, folds=4, taggers=3)  # each member takes the tagger's share; all still add up to 60
     whole = three["tokenizer"] + 3 * three["tagger"] + 4 * three["fold"] + three["parser"]
     assert whole == pytest.approx(60) and three["tagger"] == pytest.approx(three["tokenizer"] * 1.5)
+    no_folds = part_budgets(60, folds=0)  # a parser reading no tags: the folds' share goes to the others
+    assert no_folds["fold"] is None and no_folds["tokenizer"] + no_folds["tagger"] + no_folds[
+        "parser"
+    ] == pytest.approx(60)
 
 
 @pytest.mark.parametrize(

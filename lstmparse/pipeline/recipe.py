@@ -219,16 +219,17 @@ def part_budgets(
     independent parts at once), so ``total_minutes × cores`` CPU-minutes, shared by
     :data:`BUDGET_SHARES`: each tagger and each parser takes its part's share, and
     the shares are scaled together so that they add up to the whole.  One tagger, one
-    parser and one core give the shares themselves.
+    parser and one core give the shares themselves.  ``folds`` 0 (a parser that reads
+    no tags trains on the gold treebank): no fold taggers, and their share goes to the rest.
     """
     if total_minutes is None:
         return {"tokenizer": None, "tagger": None, "fold": None, "parser": None}
-    weights = BUDGET_SHARES["tokenizer"] + BUDGET_SHARES["folds"]
+    weights = BUDGET_SHARES["tokenizer"] + (BUDGET_SHARES["folds"] if folds else 0.0)
     weights += taggers * BUDGET_SHARES["tagger"] + parsers * BUDGET_SHARES["parser"]
     scale = total_minutes * cores / weights
     return {
         "tokenizer": scale * BUDGET_SHARES["tokenizer"],
         "tagger": scale * BUDGET_SHARES["tagger"],
-        "fold": scale * BUDGET_SHARES["folds"] / folds,
+        "fold": scale * BUDGET_SHARES["folds"] / folds if folds else None,
         "parser": scale * BUDGET_SHARES["parser"],
     }

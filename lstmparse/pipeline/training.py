@@ -117,7 +117,10 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
 def budgets_of(options: PipelineOptions) -> dict[str, float | None]:
     """The parts' minutes of the pipeline's budget (:func:`~lstmparse.pipeline.recipe.part_budgets`)."""
     parsers = 2 if options.joint_member else 1
-    return part_budgets(options.max_minutes, options.jackknife, options.taggers, parsers, options.cores)
+    features = set(options.parser.features) if options.parser is not None else set()
+    reads_tags = "features" in options.choose or bool(TAG_FEATURES & features)
+    folds = options.jackknife if reads_tags else 0  # a parser reading no tags trains on the gold treebank
+    return part_budgets(options.max_minutes, folds, options.taggers, parsers, options.cores)
 
 
 def pipeline_tagger(model_dir: str | Path) -> str:

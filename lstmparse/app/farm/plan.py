@@ -242,7 +242,7 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     parsers = 2 if options.get("joint_member") else 1
     cores = int(str(options.get("cores", 1)))
     total = None if part_epochs else setting.budget_minutes
-    budget = part_budgets(total, folds, taggers, parsers, cores)  # the pipeline trainer's own cut
+    budget = part_budgets(total, folds if _reads_tags(options) else 0, taggers, parsers, cores)  # the trainer's cut
     seed = base["seed"]
 
     def part_job(
