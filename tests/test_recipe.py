@@ -70,9 +70,9 @@ def test_the_budget_is_cut_into_the_parts_and_adds_up_to_the_whole():
     whole = three["tokenizer"] + 3 * three["tagger"] + 4 * three["fold"] + three["parser"]
     assert whole == pytest.approx(60) and three["tagger"] == pytest.approx(three["tokenizer"] * 1.5)
     no_folds = part_budgets(60, folds=0)  # a parser reading no tags: the folds' share goes to the others
-    assert no_folds["fold"] is None and no_folds["tokenizer"] + no_folds["tagger"] + no_folds[
-        "parser"
-    ] == pytest.approx(60)
+    assert no_folds["fold"] is None and no_folds["parser"] == pytest.approx(60 / 0.8 * 0.55)
+    on_two = part_budgets(60, folds=0, cores=2)  # no part longer than the wall time: it runs on one core
+    assert on_two["parser"] == 60 and on_two["tagger"] == pytest.approx(120 / 0.8 * 0.15)
 
 
 @pytest.mark.parametrize(

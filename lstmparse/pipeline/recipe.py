@@ -221,6 +221,7 @@ def part_budgets(
     the shares are scaled together so that they add up to the whole.  One tagger, one
     parser and one core give the shares themselves.  ``folds`` 0 (a parser that reads
     no tags trains on the gold treebank): no fold taggers, and their share goes to the rest.
+    No part takes more than ``total_minutes``: it runs on one core, within the wall time.
     """
     if total_minutes is None:
         return {"tokenizer": None, "tagger": None, "fold": None, "parser": None}
@@ -228,8 +229,8 @@ def part_budgets(
     weights += taggers * BUDGET_SHARES["tagger"] + parsers * BUDGET_SHARES["parser"]
     scale = total_minutes * cores / weights
     return {
-        "tokenizer": scale * BUDGET_SHARES["tokenizer"],
-        "tagger": scale * BUDGET_SHARES["tagger"],
+        "tokenizer": min(scale * BUDGET_SHARES["tokenizer"], total_minutes),
+        "tagger": min(scale * BUDGET_SHARES["tagger"], total_minutes),
         "fold": scale * BUDGET_SHARES["folds"] / folds if folds else None,
-        "parser": scale * BUDGET_SHARES["parser"],
+        "parser": min(scale * BUDGET_SHARES["parser"], total_minutes),
     }

@@ -272,12 +272,17 @@ def test_a_pipeline_whose_parser_reads_no_tags_has_no_fold_jobs():
     plan = plan_from_dict(
         {
             "treebanks": {"ta_ttb": {"path": str(DATA / "ud" / "ta_ttb")}},
-            "settings": [{"name": "p", "arch": "pipeline", "options": {"features": "words,chars"}}],
+            "settings": [{"name": "p", "arch": "pipeline", "options": {"features": "words,chars", "taggers": 2}}],
         },
         ROOT,
     )
-    steps = sorted(job.step for job in plan_jobs(plan, {"ta_ttb": FILES}, Path("/w")))
-    assert steps == ["evaluate", "pipeline", "tagger", "tokenizer"]
+    jobs = {job.step: job for job in plan_jobs(plan, {"ta_ttb": FILES}, Path("/w"))}
+    assert sorted(jobs) == ["evaluate", "parser", "pipeline", "tagger", "tagger-2", "tokenizer"]
+    # the parser needs no tagger: it trains beside the other parts, with its own options only
+    assert jobs["parser"].needs == () and jobs["parser"].id in jobs["pipeline"].needs
+    parser_command = jobs["parser"].commands[0][1]
+    assert "--taggers" not in parser_command and parser_command[parser_command.index("--features") + 1] == "words,chars"
+    assert parser_command[parser_command.index("--model-dir") + 1].endswith("/ta_ttb/p/s1/parser")
 
 
 def test_an_option_set_to_false_is_trains_own_off_switch():

@@ -285,6 +285,12 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     if options.get("joint_member"):  # trained here in the place the pipeline reuses it from, as it would train it
         joint = joint_parser_arguments(options, files.train)
         jobs.append(part_job("parser-joint", "stacklstm", files.train, f"{model_dir}/{JOINT_PARSER}", joint))
+    if not _reads_tags(options):  # it needs no tagger: trained beside the other parts, and the pipeline reuses it
+        if "pipeline" in part_epochs:
+            part_epochs["parser"] = part_epochs["pipeline"]
+        jobs.append(
+            part_job("parser", "stacklstm", files.train, f"{model_dir}/parser", tagless_parser_arguments(options))
+        )
     if part_epochs:
         missing = sorted(({job.step for job in jobs if job.step != "folds"} | {"pipeline"}) - set(part_epochs))
         if missing:
@@ -301,10 +307,23 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
             needs=tuple(job.id for job in jobs if job.step != "folds"),
             model_dir=model_dir,
             resumable=True,
-            budget_minutes=budget["parser"],  # what it trains: the parser, with the parts reused
+            budget_minutes=budget["parser"] if _reads_tags(options) else 1.0,  # what it trains: the parser, if any
         )
     )
     return jobs
+
+
+PIPELINE_ONLY = ("jackknife", "taggers", "joint_member", "half_precision", "cores")  # train --arch pipeline's own
+
+
+def tagless_parser_arguments(options: dict) -> dict[str, object]:
+    """The options the pipeline trains a parser that reads no tags with: its own, without the pipeline's (the
+    pretrained vectors only where its features name them, as :class:`~lstmparse.pipeline.options.PipelineOptions`
+    gives them)."""
+    parser = {key: value for key, value in options.items() if key not in PIPELINE_ONLY}
+    if "pretrained" not in str(options.get("features", "")).split(","):
+        parser.pop("pretrained", None)
+    return parser
 
 
 PART_STEPS = {"tokenizer": "tokenizer", "parser": "pipeline", "parser_joint": "parser-joint"}
