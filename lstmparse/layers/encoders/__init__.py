@@ -24,12 +24,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 import numpy as np
 
 from lstmparse.core.batching import batches
 from lstmparse.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from lstmparse.layers.encoders.pieces import UnigramPieces
 
 PASSAGE = "passage:"  # E5's prefix for text that is not a query, put before each sentence
 BATCH_PIECES = 4096  # pieces per forward batch
@@ -55,7 +58,6 @@ class E5WordEncoder:
 
     def __init__(self, layers: Sequence[int], path: str | None = None) -> None:
         from lstmparse.layers.encoders.e5_file import E5File, packaged_weights
-        from lstmparse.layers.encoders.pieces import UnigramPieces
         from lstmparse.layers.encoders.transformer import Transformer
 
         weights = E5File(path or packaged_weights())
@@ -65,10 +67,7 @@ class E5WordEncoder:
         self.spec = f"{self.name}:{layer_range(self.layers)}"
         self.dim = weights.sizes.hidden
         vocabulary = weights.vocabulary
-        control = frozenset({vocabulary.begin, vocabulary.end, vocabulary.padding})
-        self.pieces = UnigramPieces(
-            vocabulary.pieces, vocabulary.scores, vocabulary.normalization, vocabulary.unknown, control
-        )
+        self.pieces = e5_pieces(path)
         self.begin, self.end = vocabulary.begin, vocabulary.end
         self.prefix = list(self.pieces.text_pieces(PASSAGE))
         self.transformer = Transformer(weights, depth=self.layers[-1])
@@ -126,6 +125,25 @@ class StaticE5WordEncoder(E5WordEncoder):
         return [
             np.array([vectors[word] for word in forms], np.float32).reshape(len(forms), self.dim) for forms in sentences
         ]
+
+
+@lru_cache(maxsize=2)
+def e5_pieces(path: str | None = None) -> UnigramPieces:
+    """The e5 tokenizer alone (its pieces, scores and normalization map), without the network's weights."""
+    from lstmparse.layers.encoders.e5_file import E5File, packaged_weights
+    from lstmparse.layers.encoders.pieces import UnigramPieces
+
+    vocabulary = E5File(path or packaged_weights()).vocabulary
+    control = frozenset({vocabulary.begin, vocabulary.end, vocabulary.padding})
+    return UnigramPieces(vocabulary.pieces, vocabulary.scores, vocabulary.normalization, vocabulary.unknown, control)
+
+
+def unknown_piece_share(forms: Sequence[str]) -> float:
+    """The share of the e5 pieces of ``forms`` that are its unknown piece: near 1 for a script its vocabulary lacks
+    (Coptic: 0.7), near 0 for the languages it read."""
+    pieces = e5_pieces()
+    found = [piece for form in forms for piece in pieces.word_pieces(form)]
+    return sum(piece == pieces.unknown for piece in found) / max(len(found), 1)
 
 
 def layer_range(layers: Sequence[int]) -> str:
