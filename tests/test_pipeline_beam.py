@@ -27,6 +27,8 @@ def with_decoding(target: Path, decoding) -> Path:
     shutil.copytree(SHIPPED, target)
     manifest = json.loads((target / "config.json").read_text(encoding="utf-8"))
     manifest["decoding"] = decoding
+    if "beam" in manifest.get("choices", {}) and isinstance(decoding, dict):  # the choices' block says it too
+        manifest["choices"]["beam"]["value"] = decoding["beam"]
     (target / "config.json").write_text(json.dumps(manifest), encoding="utf-8")
     return target
 

@@ -227,7 +227,7 @@ def _parse_dependency(models, input_file, output_file, formats, search, quiet, m
     if "tag" in stages:
         inputs = pipeline.tag(inputs, retag, streaming)
     if "parse" in stages:
-        parser_dir = str(pipeline.parts["parser"])
+        parser_dir = str(pipeline.source or pipeline.parts["parser"])  # a pipeline: its parser as its choices make it
         parsed = _parsed(pipeline.parser, inputs, (beam, kbest, batch_size, confidence), jobs, parser_dir, memory_mb)
         parsed = (candidates[:written_kbest] for candidates in parsed)
     else:
@@ -348,6 +348,14 @@ def _parsed(parser, sentences, search: tuple, jobs: int, parser_dir: str, memory
     beam, kbest, batch_size, confidence = search
     if jobs > 1:
         return parse_in_processes(
-            parser_dir, sentences, jobs, memory_mb, beam=beam, kbest=kbest, batch_size=batch_size, confidence=confidence
+            parser_dir,
+            sentences,
+            jobs,
+            memory_mb,
+            "lstmparse.pipeline.api:pipeline_parser",
+            beam=beam,
+            kbest=kbest,
+            batch_size=batch_size,
+            confidence=confidence,
         )
     return parser.candidates(sentences, beam, kbest, batch_size, confidence)

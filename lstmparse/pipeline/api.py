@@ -169,6 +169,20 @@ class Pipeline:
         return self.parser
 
 
+def pipeline_parser(path: str | Path) -> Parser:
+    """The parser a model directory parses with, as its pipeline uses it: a pipeline's parser with the choices
+    made on dev that concern it (its members, its beam) applied; any other model's parser as it is.  What the
+    ``--jobs`` processes load, so that they parse as the parent's pipeline does."""
+    record = read_record(path)
+    if record.config.get("arch") != ARCH:
+        return Parser.load(record)
+    parsing = Pipeline(Parser.load(part_directories(record)["parser"]))
+    assert parsing.parser is not None
+    parsing.parser.beam = decoding_beam(record)
+    apply_choices(parsing, record.config.get(CHOICES_KEY, {}))  # with no tagger or tokenizer, only the parser's
+    return parsing.parser
+
+
 def parts_of(path: str | Path | ModelRecord) -> dict[str, Path]:
     """The parts a model directory brings: a pipeline's, or the one part it is."""
     record = read_record(path)

@@ -33,11 +33,13 @@ def parse_in_processes(
     sentences: Iterable[Sentence],
     jobs: int,
     memory_mb: int = backend.DEFAULT_MEMORY_MB,
+    loader: str = PARSER_LOADER,
     **search,
 ) -> Iterator[list[Sentence]]:
     """For each input sentence, in order, its list of parsed candidates (one when greedy).
 
-    ``search`` is passed on to :meth:`Parser.candidates` (``beam``, ``kbest``, ``batch_size``, ``confidence``).
+    ``search`` is passed on to :meth:`Parser.candidates` (``beam``, ``kbest``, ``batch_size``, ``confidence``);
+    ``loader`` (a ``"module:attribute"``) makes each worker's parser of ``model_path``.
 
     The input is read here, in the parent: when it turns out malformed, the
     sentences read before the bad one are still parsed and yielded, and then the
@@ -46,13 +48,13 @@ def parse_in_processes(
     """
     from lstmparse.core.batching import windows  # DyNet is configured by now (the caller loaded its model)
 
-    executor = worker_pool(jobs, loaded, (model_path, memory_mb, PARSER_LOADER))
+    executor = worker_pool(jobs, loaded, (model_path, memory_mb, loader))
     try:
         yield from _results_in_order(
             executor,
             windows(sentences, CHUNK),
             jobs,
-            (model_path, memory_mb, search),
+            (model_path, memory_mb, loader, search),
         )
     except BrokenProcessPool:
         stop_now(executor)
@@ -90,11 +92,11 @@ def _results_in_order(
         raise error
 
 
-def _parse_chunk(chunk: list[Sentence], model_path: str | None, memory_mb: int, search: dict):
+def _parse_chunk(chunk: list[Sentence], model_path: str | None, memory_mb: int, loader: str, search: dict):
     """The chunk's parses, and the input error that stopped it (the parses before it are kept)."""
     results: list[list[Sentence]] = []
     try:
-        results.extend(loaded(model_path, memory_mb, PARSER_LOADER).candidates(chunk, **search))
+        results.extend(loaded(model_path, memory_mb, loader).candidates(chunk, **search))
     except InputError as error:
         return results, error
     return results, None

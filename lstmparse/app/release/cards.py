@@ -37,18 +37,21 @@ ABSOLUTE_PATH = re.compile(r"(^|[\s'\"(=])/(?:[\w.+-]+/)+[\w.+-]*")
 
 
 def treebank_version(folder: Path) -> str | None:
-    """The upstream commit and date a shared treebank's ``VERSION`` file records (``8f08ba648e 2026-05-06``)."""
+    """The upstream repository, commit and date a shared treebank's ``VERSION`` file records (``UD_Tamil-TTB
+    afe55e0c8e 2025-11-11``): its first word is the commit, then a git-style timestamp and the repository's name."""
     from datetime import datetime
 
     path = folder / "VERSION"
     if not path.is_file():
         return None
-    commit, _, when = path.read_text(encoding="utf-8").strip().partition(" ")
+    words = path.read_text(encoding="utf-8").split()
+    if not words:
+        return None
     try:
-        day = datetime.strptime(when, "%a %b %d %H:%M:%S %Y %z").date().isoformat()
+        day = datetime.strptime(" ".join(words[1:7]), "%a %b %d %H:%M:%S %Y %z").date().isoformat()
     except ValueError:
-        day = when
-    return f"{commit[:10]} {day}".strip()
+        return " ".join([words[0][:10], *words[1:]])
+    return " ".join([*words[7:], words[0][:10], day])  # the repository, where the file names it
 
 
 def epochs_reached(model_dir: Path) -> dict[str, int]:
