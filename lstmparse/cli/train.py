@@ -88,7 +88,6 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
 )
 @family_option(
     "--epochs-of",
-    "epochs_of",
     type=click.Path(exists=True, file_okay=False),
     help="remake a model made by this recipe: each part trains the epochs MODEL's card records it ran, with no "
     "time budget (the same recipe, seed and data then make the same files)",

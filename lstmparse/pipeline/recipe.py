@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -160,6 +161,15 @@ def treebank_facts(path: str | Path) -> TreebankFacts:
         nonprojective += not is_projective([t.head or 0 for t in tokens])
     total = max(words, 1)
     return TreebankFacts(sentences, words, upos / total, feats / total, lemmas / total, multiword, nonprojective)
+
+
+TAG_FEATURES = {"pos", "feats"}  # the parser features read from tag columns, which the parser learns jack-knifed
+
+
+def reads_tags(features: Iterable[str] | None) -> bool:
+    """Whether a pipeline's parser reads a tag column, and so trains on jack-knifed tags (fold taggers): given
+    ``features`` do if they name pos or feats; features chosen from the data (None) do where it has tags."""
+    return features is None or bool(TAG_FEATURES & set(features))
 
 
 def encoder_for(spec: str | None, train: str | Path) -> tuple[str | None, str | None]:

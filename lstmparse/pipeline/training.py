@@ -54,13 +54,18 @@ from lstmparse.pipeline.manifest import (
     tagger_member,
 )
 from lstmparse.pipeline.options import PipelineOptions
-from lstmparse.pipeline.recipe import choose_settings, encoder_for, part_budgets, treebank_facts
+from lstmparse.pipeline.recipe import (
+    TAG_FEATURES,
+    choose_settings,
+    encoder_for,
+    part_budgets,
+    reads_tags,
+    treebank_facts,
+)
 from lstmparse.stacklstm.options import StackLSTMOptions, parse_features
 from lstmparse.tagger.api import POSTagger
 from lstmparse.tagger.options import TaggerOptions
 from lstmparse.tokenizer.options import TokenizerOptions
-
-TAG_FEATURES = {"pos", "feats"}  # the parser features read from tag columns, which the parser learns jack-knifed
 
 
 def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
@@ -122,9 +127,8 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
 def budgets_of(options: PipelineOptions) -> dict[str, float | None]:
     """The parts' minutes of the pipeline's budget (:func:`~lstmparse.pipeline.recipe.part_budgets`)."""
     parsers = 2 if options.joint_member else 1
-    features = set(options.parser.features) if options.parser is not None else set()
-    reads_tags = "features" in options.choose or bool(TAG_FEATURES & features)
-    folds = options.jackknife if reads_tags else 0  # a parser reading no tags trains on the gold treebank
+    features = None if "features" in options.choose or options.parser is None else options.parser.features
+    folds = options.jackknife if reads_tags(features) else 0  # a parser reading no tags trains on the gold treebank
     return part_budgets(options.max_minutes, folds, options.taggers, parsers, options.cores)
 
 

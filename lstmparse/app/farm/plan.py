@@ -227,7 +227,7 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     """A pipeline's parts as jobs, trained into the places ``train --arch pipeline --resume`` reuses them from."""
     from lstmparse.pipeline.folds import fold_tagger_directory, fold_training_file
     from lstmparse.pipeline.manifest import JOINT_PARSER, tagger_member
-    from lstmparse.pipeline.recipe import encoder_for, part_budgets
+    from lstmparse.pipeline.recipe import encoder_for, part_budgets, reads_tags
 
     options = dict(setting.options)
     if options.get("encoder") and encoder_for(str(options["encoder"]), files.train)[0] is None:
@@ -237,6 +237,7 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     given_parts = options.pop("part_options", {})  # the tagger's and tokenizer's own options
     parts: dict[str, dict[str, object]] = given_parts if isinstance(given_parts, dict) else {}
     folds = int(str(options.get("jackknife", 4)))
+    tagged = reads_tags(str(options["features"]).split(",") if "features" in options else None)
     part_options = {key: options[key] for key in ("epochs",) if key in options}
     tagger_options = part_options | {key: options[key] for key in ("pretrained", "encoder") if key in options}
     tagger_options |= parts.get("tagger", {})
@@ -244,7 +245,7 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     parsers = 2 if options.get("joint_member") else 1
     cores = int(str(options.get("cores", 1)))
     total = None if part_epochs else setting.budget_minutes
-    budget = part_budgets(total, folds if _reads_tags(options) else 0, taggers, parsers, cores)  # the trainer's cut
+    budget = part_budgets(total, folds if tagged else 0, taggers, parsers, cores)  # the trainer's cut
     seed = base["seed"]
 
     def part_job(
@@ -278,16 +279,16 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     for k in range(2, taggers + 1):  # the other members of the tagger ensemble: the next seeds
         directory = f"{model_dir}/{tagger_member(k)}"
         jobs.append(part_job(f"tagger-{k}", "tagger", files.train, directory, tagger_options, member=k))
-    if _reads_tags(options):  # a parser reading no tag column trains on the gold treebank: no folds
+    if tagged:  # a parser reading no tag column trains on the gold treebank: no folds
         jobs.append(split)
-    for k in range(1, folds + 1 if _reads_tags(options) else 1):
+    for k in range(1, folds + 1 if tagged else 1):
         train = str(fold_training_file(model_dir, k))
         directory = str(fold_tagger_directory(model_dir, k))
         jobs.append(part_job(f"fold-{k}", "tagger", train, directory, tagger_options, (split.id,)))
     if options.get("joint_member"):  # trained here in the place the pipeline reuses it from, as it would train it
         joint = joint_parser_arguments(options, files.train)
         jobs.append(part_job("parser-joint", "stacklstm", files.train, f"{model_dir}/{JOINT_PARSER}", joint))
-    if not _reads_tags(options):  # it needs no tagger: trained beside the other parts, and the pipeline reuses it
+    if not tagged:  # it needs no tagger: trained beside the other parts, and the pipeline reuses it
         if "pipeline" in part_epochs:
             part_epochs["parser"] = part_epochs["pipeline"]
         jobs.append(
@@ -309,7 +310,7 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
             needs=tuple(job.id for job in jobs if job.step != "folds"),
             model_dir=model_dir,
             resumable=True,
-            budget_minutes=budget["parser"] if _reads_tags(options) else 1.0,  # what it trains: the parser, if any
+            budget_minutes=budget["parser"] if tagged else 1.0,  # what it trains: the parser, if any
         )
     )
     return jobs
@@ -353,12 +354,6 @@ def joint_parser_arguments(options: dict, train: str) -> dict[str, object]:
     joint: dict[str, object] = {"features": features, "system": system, "context_layers": 1, "joint_upos": True}
     joint |= {key: options[key] for key in ("epochs", "encoder") if key in options}
     return joint
-
-
-def _reads_tags(options: dict) -> bool:
-    """Whether a pipeline's parser reads a tag column (and so trains on jack-knifed tags): the recipe's features
-    do where the treebank has tags; given ones do if they name pos or feats."""
-    return "features" not in options or bool({"pos", "feats"} & set(str(options["features"]).split(",")))
 
 
 def _evaluation_job(
