@@ -184,6 +184,17 @@ RECIPE = '[model]\nname = "x"\narch = "pipeline"\nseed = 2\n[train]\n'
         ('[model]\nname = 3\narch = "pipeline"\n', "[model] name: a str was expected"),
         ('[modle]\nname = "x"\n', "unknown section 'modle'"),
         (RECIPE + "taggers = [1, 2]\n", "[train] taggers: an option's value is"),
+        (RECIPE + "[stages]\nepochs = 3\n", "stages: a list of tables"),
+        (RECIPE + "[[stages]]\nepochs = 3\n", "a pipeline's training cannot be continued in stages"),
+        (RECIPE + "[ensemble]\nrecipe = 'r.toml'\n", 'only a recipe of arch = "ensemble"'),
+        ('[model]\nname = "e"\narch = "ensemble"\n', "[ensemble] recipe: missing"),
+        ('[model]\nname = "e"\narch = "ensemble"\n[ensemble]\nrecipe = "r.toml"\nseeds = [2]\n', "two or more"),
+        ('[model]\nname = "e"\narch = "ensemble"\n[ensemble]\nrecipe = "r.toml"\nseeds = [2, 2]\n', "distinct"),
+        ('[model]\nname = "e"\narch = "ensemble"\n[ensemble]\nrecipe = "r"\nseed = [2, 3]\n', "seed: unknown"),
+        (
+            '[model]\nname = "e"\narch = "ensemble"\n[train]\nepochs = 2\n[ensemble]\nrecipe = "r"\nseeds = [2, 3]\n',
+            "[model] and [ensemble] only",
+        ),
         ("name = ", "not TOML"),
     ],
 )
@@ -234,16 +245,23 @@ def test_the_default_recipe_names_only_options_of_a_pipeline():
 @pytest.mark.parametrize("path", sorted((ROOT / "models").glob("*/recipe.toml")), ids=lambda path: path.parent.name)
 def test_a_shipped_models_recipe_names_it_its_treebank_and_only_options_of_its_arch(path):
     """What the remake plan reads: each recipe makes the model of its folder from a shared treebank."""
-    from lstmparse.cli.family_options import FamilyOption
+    from lstmparse.app.recipes import data_folder
     from lstmparse.cli.train import train
+    from lstmparse.cli.train_setup import recipe_option
 
     recipe = read_recipe(path)
-    assert recipe.name == path.parent.name and (UD / str(recipe.treebank)).is_dir()
-    options = {param.name: param for param in train.params if isinstance(param, FamilyOption)}
-    for section, arch, table in (("train", recipe.arch, recipe.options), *[(p, p, t) for p, t in recipe.parts.items()]):
+    assert recipe.name == path.parent.name and (DATA / data_folder(recipe)).is_dir()
+    tables = [("train", recipe.arch, recipe.options), *[(p, p, t) for p, t in recipe.parts.items()]]
+    tables += [("stages", recipe.arch, stage) for stage in recipe.stages]
+    for section, arch, table in tables:
         for key, value in table.items():
-            assert arch in options[key].families, f"[{section}] {key}"
-            assert options[key].type_cast_value(None, value) == value
+            option = recipe_option(train.params, arch, key)
+            assert option is not None, f"[{section}] {key}"
+            assert option.type_cast_value(None, value) == value
+    if recipe.ensemble is not None:  # its members' recipe is a shipped one, and the models it names are its
+        assert recipe.ensemble.recipe.resolve().parent.parent == ROOT / "models"
+        member = read_recipe(recipe.ensemble.recipe)
+        assert all((path.parent / model).resolve().name == member.name for model in recipe.ensemble.models)
 
 
 def test_every_shipped_pipeline_has_a_recipe_and_the_remake_plan_names_each():

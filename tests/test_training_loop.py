@@ -116,3 +116,26 @@ def test_a_resumed_run_gets_what_its_epochs_left_of_the_budget_not_a_new_budget(
     fresh = ScriptedFamily([1.0])
     run(fresh, epochs=1, max_minutes=60)
     assert fresh.stops[0] >= before + 60 * 60 - 1
+
+
+def test_the_best_kept_epochs_are_those_that_scored_best_in_epoch_order(tmp_path):
+    """What --average-best averages: the kept epochs of the best scores (ties: the earlier), not the last ones."""
+    import pytest
+
+    from lstmparse.core.training import best_kept_epochs
+    from lstmparse.errors import ConfigurationError
+
+    scores = {1: 1.0, 2: 4.0, 3: 3.0, 4: 4.0, 5: 2.0}
+    record = {"epochs": [{"epoch": epoch, "score": score} for epoch, score in scores.items()] + [{"epoch": 6}]}
+    for epoch in (1, 2, 3, 5, 6):  # epoch 4 was not kept
+        (tmp_path / "epochs" / str(epoch)).mkdir(parents=True)
+    assert best_kept_epochs(tmp_path, record, 2) == [2, 3]
+    assert best_kept_epochs(tmp_path, record, 3) == [2, 3, 5]
+    with pytest.raises(ConfigurationError, match="--average-best 5: .* keeps 4 scored epochs"):
+        best_kept_epochs(tmp_path, record, 5)
+
+
+def test_each_scored_epoch_records_the_score_it_was_chosen_by():
+    family = ScriptedFamily([1.0, None, 3.0])
+    record, _ = run(family, epochs=3)
+    assert [entry.get("score") for entry in record["epochs"]] == [1.0, -0.5, 3.0]  # no dev score: minus the loss

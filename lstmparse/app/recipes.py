@@ -15,6 +15,11 @@ A recipe (schema in ``docs/recipes.md``)::
     joint_member = true
     half_precision = true
 
+A model trained in stages (a lower learning rate from the best model so far) lists them
+as ``[[stages]]``, each a table of options that change for it; an ensemble's recipe
+(``arch = "ensemble"``) names the recipe its members are made by and their seeds in
+``[ensemble]``.
+
 ``lstmparse train --recipe FILE --treebank DIR --model-dir M`` makes the model; an
 option given on the command line too takes the command line's value (the card
 records what was run).  A pipeline's independent parts (tokenizer, taggers, fold
@@ -36,8 +41,11 @@ from lstmparse.errors import ConfigurationError
 DEFAULT_RECIPE = Path(__file__).with_name("default_recipe.toml")
 MODEL_KEYS = {"name": str, "arch": str, "treebank": str, "seed": int, "description": str}
 REQUIRED = ("name", "arch")
-SECTIONS = ("model", "train", "tagger", "tokenizer")
+SECTIONS = ("model", "train", "tagger", "tokenizer", "stages", "ensemble")
 PART_SECTIONS = ("tagger", "tokenizer")  # a pipeline's parts with options of their own (train --arch PART's)
+ENSEMBLE = "ensemble"  # the arch of a recipe whose model is an ensemble of models made by another recipe
+STAGED = ("stacklstm", "seq2seq")  # the archs whose run a later stage continues from its model (train --resume)
+ENSEMBLE_KEYS = {"recipe": str, "seeds": list, "models": list}
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,18 @@ class Recipe:
     description: str = ""
     options: dict[str, object] = field(default_factory=dict)
     parts: dict[str, dict[str, object]] = field(default_factory=dict)  # [tagger], [tokenizer]: a pipeline's parts'
+    stages: list[dict[str, object]] = field(default_factory=list)  # [[stages]]: options each later stage changes
+    ensemble: EnsembleRecipe | None = None  # [ensemble]: an ensemble's members
+
+
+@dataclass(frozen=True)
+class EnsembleRecipe:
+    """What an ensemble is made of: members made by one recipe, each with its own seed (trained into
+    ``MODEL_DIR/seedN``), and models that recipe made before (paths relative to ``MODEL_DIR``), used as they are."""
+
+    recipe: Path
+    seeds: tuple[int, ...] = ()
+    models: tuple[str, ...] = ()
 
 
 def read_toml(path: Path) -> dict:
@@ -90,7 +110,48 @@ def read_recipe(path: str | Path) -> Recipe:
     parts = {part: scalar_table(data, part, path) for part in PART_SECTIONS if part in data}
     if parts and model["arch"] != "pipeline":
         raise ConfigurationError(f"{path}: [{next(iter(parts))}]: only a pipeline's recipe has parts")
-    return Recipe(path, options=options, parts=parts, **model)
+    stages = read_stages(data, path)
+    if stages and model["arch"] not in STAGED:
+        raise ConfigurationError(f"{path}: [[stages]]: a {model['arch']}'s training cannot be continued in stages")
+    ensemble = read_ensemble(data, path) if model["arch"] == ENSEMBLE else None
+    if model["arch"] == ENSEMBLE and (ensemble is None or options or stages):
+        raise ConfigurationError(f"{path}: an ensemble's recipe has [model] and [ensemble] only")
+    if "ensemble" in data and model["arch"] != ENSEMBLE:
+        raise ConfigurationError(f'{path}: [ensemble]: only a recipe of arch = "ensemble" has one')
+    return Recipe(path, options=options, parts=parts, stages=stages, ensemble=ensemble, **model)
+
+
+def read_stages(data: dict, path: Path) -> list[dict[str, object]]:
+    """``[[stages]]``: each stage's options (those that change from ``[train]`` and the stages before).
+
+    Why stages: a model trained at one learning rate until dev stops improving, then
+    continued from its best epoch at a lower one, is two runs of ``train``, the second
+    with ``--resume``; the recipe says both.
+    """
+    stages = data.get("stages", [])
+    if not isinstance(stages, list) or not all(isinstance(stage, dict) for stage in stages):
+        raise ConfigurationError(f"{path}: stages: a list of tables ([[stages]]) was expected")
+    return [scalar_table({"stages": stage}, "stages", path) for stage in stages]
+
+
+def read_ensemble(data: dict, path: Path) -> EnsembleRecipe:
+    """``[ensemble]``: the members' recipe (relative to this file), their seeds, and models it made before."""
+    table = data.get("ensemble")
+    if not isinstance(table, dict) or "recipe" not in table:
+        raise ConfigurationError(f"{path}: [ensemble] recipe: missing (the recipe that makes each member)")
+    for key, value in table.items():
+        if key not in ENSEMBLE_KEYS:
+            raise ConfigurationError(f"{path}: [ensemble] {key}: unknown key; known: {', '.join(ENSEMBLE_KEYS)}")
+        if not isinstance(value, ENSEMBLE_KEYS[key]):
+            raise ConfigurationError(f"{path}: [ensemble] {key}: a {ENSEMBLE_KEYS[key].__name__} was expected")
+    seeds, models = table.get("seeds", []), table.get("models", [])
+    if not all(isinstance(seed, int) and not isinstance(seed, bool) for seed in seeds) or len(set(seeds)) < len(seeds):
+        raise ConfigurationError(f"{path}: [ensemble] seeds: distinct whole numbers were expected")
+    if not all(isinstance(model, str) and model for model in models):
+        raise ConfigurationError(f"{path}: [ensemble] models: model directories (text) were expected")
+    if len(seeds) + len(models) < 2:
+        raise ConfigurationError(f"{path}: [ensemble]: an ensemble has two or more members (seeds and models)")
+    return EnsembleRecipe(path.parent / table["recipe"], tuple(seeds), tuple(models))
 
 
 def scalar_table(data: dict, section: str, path: Path) -> dict[str, object]:
@@ -107,3 +168,13 @@ def scalar_table(data: dict, section: str, path: Path) -> dict[str, object]:
 def default_recipe() -> Recipe:
     """The recipe ``train --arch pipeline`` runs when given none."""
     return read_recipe(DEFAULT_RECIPE)
+
+
+BRACKETED = ("seq2seq",)  # the archs trained on bracketed (PTB) trees rather than CoNLL-U
+
+
+def data_folder(recipe: Recipe) -> str:
+    """Where the shared data keeps the recipe's treebank: ``ud/NAME``, or ``const/NAME`` for bracketed trees (an
+    ensemble's: its members')."""
+    arch = read_recipe(recipe.ensemble.recipe).arch if recipe.ensemble is not None else recipe.arch
+    return f"{'const' if arch in BRACKETED else 'ud'}/{recipe.treebank}"

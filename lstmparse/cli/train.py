@@ -8,7 +8,6 @@ use it is refused rather than silently ignored.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import click
@@ -35,14 +34,15 @@ from lstmparse.cli.train_setup import (
     HALVED_PIPELINE,
     build_recipe_pipeline,
     given_part_options,
+    make_recipe_ensemble,
     part_values,
-    recipe_entry,
     recipe_of,
     recipe_options,
-    store_half_precision_parts,
-    summary,
+    staged,
+    train_stages,
     training_files,
     with_epochs_of,
+    write_training_card,
 )
 from lstmparse.core.families import family
 from lstmparse.layers import CHAR_LSTM_SIZE
@@ -98,8 +98,8 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     "--treebank",
     type=click.Path(exists=True, file_okay=False),
     help="a UD treebank folder instead of --train/--dev: train.conllu or *-ud-train.conllu, and dev likewise (without "
-    "one, every tenth training sentence is held out as dev); its name gives the model's language, its LICENSE.txt "
-    "the licence in the model's card",
+    "one, every tenth training sentence is held out as dev; seq2seq: train.ptb and dev.ptb); its name gives the "
+    "model's language, its LICENSE.txt the licence in the model's card",
 )
 @family_option("--model-dir", required=True, type=click.Path(file_okay=False), help="where the best model is written")
 @family_option("--language", help="the model's language code in its card.json [default: from the treebank's name]")
@@ -118,6 +118,13 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     is_flag=True,
     default=None,
     help="also keep each epoch's model in MODEL_DIR/epochs/N (for average)",
+)
+@family_option(
+    "--average-best",
+    type=click.IntRange(min=2),
+    families=STACK + TREE + SEQ2SEQ + TAGGER + TOKENIZER,
+    help="keep each epoch's model, and make the model the mean of the N that scored best on dev (checkpoint "
+    "averaging; the card names them)",
 )
 @family_option(
     "--batch-size",
@@ -385,12 +392,14 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
 @clean_errors
 def train(**given) -> None:
     """Train a model (the stack-LSTM parser, or another --arch); the best model on dev is kept in MODEL_DIR."""
-    from lstmparse.app.catalog import training_card, write_card
     from lstmparse.core.model_io import check_training_directory
 
     started = time.time()
     ctx = click.get_current_context()
     recipe = recipe_of(given, _was_given(ctx, "arch"))
+    if recipe is not None and recipe.ensemble is not None:
+        make_recipe_ensemble(recipe, given, [name for name in given if _was_given(ctx, name)])
+        return
     arch = given["arch"] = recipe.arch if recipe is not None else given["arch"]
     _refuse_foreign_options(ctx, arch)
     check_training_directory(given["model_dir"], given["resume"], given["overwrite"])
@@ -398,6 +407,7 @@ def train(**given) -> None:
     memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
     explicit = {name: value for name, value in given.items() if _was_given(ctx, name)}
     parts = given_part_options(explicit.pop("part_option", ()), ctx)
+    from_command_line = dict(explicit)
     if recipe is not None:
         explicit = recipe_options(recipe, ctx) | explicit
         from_recipe = {part: part_values(recipe, part, table, ctx) for part, table in recipe.parts.items()}
@@ -406,35 +416,17 @@ def train(**given) -> None:
         explicit["part_options"] = parts
     if explicit.get("epochs_of"):
         explicit = with_epochs_of(explicit, arch)
-    treebank, data_notes = training_files(explicit, given["model_dir"])
+    treebank, data_notes = training_files(explicit, given["model_dir"], arch)
     if explicit.get("half_precision") and arch in PIPELINE:
         data_notes.append(HALVED_PIPELINE)
     if recipe is not None and arch in PIPELINE:
         build_recipe_pipeline(recipe, explicit, treebank, data_notes, started)
         return
+    stages = staged(recipe, explicit, from_command_line, ctx)
     options = options_class.from_command_line(explicit)
     configure_dynet(seed=options.seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY, training=True)
-    try:
-        record = family(arch).trainer_function()(options)  # imported now that DyNet is configured
-    except KeyboardInterrupt:
-        click.echo(f"lstmparse: interrupted; {_how_to_continue(arch)}", err=True)
-        sys.exit(130)
-    if explicit.get("half_precision") and arch not in PIPELINE:  # a pipeline halves itself before its choices
-        store_half_precision_parts(options.model_dir)
-        data_notes.append("parameters stored as float16 after training (the dev figures are of float32)")
-    card = training_card(arch, options.train, record, treebank, given["language"], data_notes)
-    if recipe is not None:
-        card["recipe"] = recipe_entry(recipe, explicit)
-    card["training"] = {"command": "lstmparse " + " ".join(sys.argv[1:]), "minutes": (time.time() - started) / 60}
-    write_card(options.model_dir, card)
-    click.echo(f"{summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)
-
-
-def _how_to_continue(arch: str) -> str:
-    """What continues an interrupted training: --resume where the family can, else a new run."""
-    if arch in STACK + SEQ2SEQ + PIPELINE:  # the families --resume applies to
-        return "the same command with --resume continues from the last finished epoch (or part)"
-    return "the model of the best epoch so far is in MODEL_DIR; the same command with --overwrite starts again"
+    options, record = train_stages(arch, stages)
+    write_training_card(arch, options, record, recipe, explicit, treebank, data_notes, started)
 
 
 def _was_given(ctx: click.Context, name: str) -> bool:

@@ -1,5 +1,5 @@
-"""What ``lstmparse train`` sets up around a training: the recipe's options read as the command line's, a pipeline
-built by its recipe, the treebank's files, the parameters halved after.
+"""What ``lstmparse train`` sets up around a training: the recipe's options read as the command line's, its stages,
+a pipeline or an ensemble built by its recipe, the treebank's files, the parameters halved after, the card.
 
 Every value of a recipe (``[train]``, a pipeline's ``[tagger]`` and ``[tokenizer]``) and of
 ``--part-option`` is checked and converted by the ``train`` option of that name for that
@@ -15,14 +15,14 @@ from pathlib import Path
 
 import click
 
-from lstmparse.cli.family_options import FAMILIES, PIPELINE, FamilyOption
+from lstmparse.cli.family_options import FAMILIES, PIPELINE, SEQ2SEQ, STACK, FamilyOption
 
 
 def recipe_of(given: dict, arch_given: bool):  # noqa: ANN202 - a Recipe or None
     """The recipe to make the model by: the one named, the default one for a pipeline, None with ``--recipe none``
     (or for other archs without one)."""
     from lstmparse.app.farm.plan import NO_RECIPE
-    from lstmparse.app.recipes import default_recipe, read_recipe
+    from lstmparse.app.recipes import ENSEMBLE, default_recipe, read_recipe
 
     name = given["recipe"]
     if name == NO_RECIPE:
@@ -33,14 +33,15 @@ def recipe_of(given: dict, arch_given: bool):  # noqa: ANN202 - a Recipe or None
     recipe = read_recipe(name)
     if arch_given and given["arch"] != recipe.arch:
         raise click.UsageError(f"--arch {given['arch']}, but the recipe {name} makes a {recipe.arch}")
-    if recipe.arch not in FAMILIES:
-        raise click.UsageError(f"{name}: [model] arch: {recipe.arch!r} is not one of {', '.join(FAMILIES)}")
+    if recipe.arch not in (*FAMILIES, ENSEMBLE):
+        raise click.UsageError(f"{name}: [model] arch: {recipe.arch!r} is not one of {', '.join(FAMILIES)}, {ENSEMBLE}")
     return recipe
 
 
 HALVED_PIPELINE = (
     "parameters stored as float16 before the beam was chosen on dev (the parts' own dev figures are of float32)"
 )
+AVERAGED = "the model is the mean of epochs {} (--average-best); the dev figures are the best epoch's"
 PART_FAMILIES = ("tagger", "tokenizer")  # the pipeline's parts that take options of their own (--part-option)
 NOT_IN_RECIPES = {"arch", "recipe", "train_file", "dev_file", "treebank", "model_dir", "overwrite", "resume"}
 NOT_IN_RECIPES |= {"epochs_of"}
@@ -51,7 +52,7 @@ def recipe_options(recipe, ctx: click.Context) -> dict:  # noqa: ANN001 - a Reci
     ``train`` for its arch is an error naming the file and the key."""
     values = {"seed": recipe.seed} if recipe.seed is not None else {}
     for key, value in recipe.options.items():
-        values[key] = option_value(ctx, recipe.arch, key, value, f"{recipe.path}: [train] {key}")
+        values.update([option_value(ctx, recipe.arch, key, value, f"{recipe.path}: [train] {key}")])
     return values
 
 
@@ -63,33 +64,60 @@ def given_part_options(values: tuple[str, ...], ctx: click.Context) -> dict[str,
         part, dot, key = name.partition(".")
         if not (equals and dot and part in PART_FAMILIES):
             raise click.UsageError(f"--part-option {value}: PART.OPTION=VALUE, PART one of {', '.join(PART_FAMILIES)}")
-        parts.setdefault(part, {})[key] = option_value(ctx, part, key, text, f"--part-option {value}")
+        parts.setdefault(part, {}).update([option_value(ctx, part, key, text, f"--part-option {value}")])
     return parts
 
 
 def part_values(recipe, part: str, table: dict, ctx: click.Context) -> dict:  # noqa: ANN001 - a Recipe
     """A recipe's [tagger] or [tokenizer] table as the part's option values."""
-    return {key: option_value(ctx, part, key, value, f"{recipe.path}: [{part}] {key}") for key, value in table.items()}
+    return dict(option_value(ctx, part, key, value, f"{recipe.path}: [{part}] {key}") for key, value in table.items())
 
 
-def option_value(ctx: click.Context, arch: str, key: str, value: object, where: str) -> object:
-    """``value`` as ``train --arch ARCH``'s option ``key`` reads it; one that is not an option is an error."""
-    params = {param.name: param for param in ctx.command.params if isinstance(param, FamilyOption)}
-    param = params.get(key)
-    if param is None or key in NOT_IN_RECIPES or arch not in param.families:
+def option_value(ctx: click.Context, arch: str, key: str, value: object, where: str) -> tuple[str, object]:
+    """The option ``key`` names, and ``value`` as ``train --arch ARCH`` reads it; not an option: an error."""
+    param = recipe_option(ctx.command.params, arch, key)
+    if param is None:
         raise click.UsageError(f"{where}: not an option of lstmparse train --arch {arch}")
     if param.is_flag and isinstance(value, str):
         value = {"true": True, "false": False}.get(value.lower(), value)
     try:
-        return param.type_cast_value(ctx, value)
+        return param.name, param.type_cast_value(ctx, value)
     except click.BadParameter as error:
         raise click.UsageError(f"{where}: {error.message}") from None
 
 
+def recipe_option(params: list, arch: str, key: str) -> FamilyOption | None:
+    """The option of ``train --arch ARCH`` a recipe's key names: its flag without the dashes (``char_lstm`` or
+    ``chars`` for seq2seq's ``--chars``), or its parameter's name; None if none."""
+    if key in NOT_IN_RECIPES:
+        return None
+    options = [param for param in params if isinstance(param, FamilyOption) and arch in param.families]
+    flag = "--" + key.replace("_", "-")
+    return next((param for param in options if flag in param.opts), None) or next(
+        (param for param in options if param.name == key), None
+    )
+
+
 def recipe_entry(recipe, explicit: dict) -> dict:  # noqa: ANN001 - a Recipe
-    """The card's record of the recipe a model was made by: its name and file, the options and seed it ran with."""
+    """The card's record of the recipe a model was made by: its name and file, the options and seed it ran with
+    (and the options each later stage changed)."""
     options = {key: value for key, value in explicit.items() if key not in NOT_IN_RECIPES and key != "language"}
-    return {"name": recipe.name, "file": recipe.path.name, "options": options}
+    entry = {"name": recipe.name, "file": recipe.path.name, "options": options}
+    return entry | ({"stages": [dict(stage) for stage in recipe.stages]} if recipe.stages else {})
+
+
+def staged(recipe, explicit: dict, from_command_line: dict, ctx: click.Context) -> list[dict]:  # noqa: ANN001
+    """The options of each stage of a training: the first is ``explicit`` (the recipe's ``[train]`` and the command
+    line); each of the recipe's ``[[stages]]`` changes the stage before's options (the command line's still win) and
+    continues its run, from its best model or last checkpoint, as ``--resume`` does."""
+    stages = [explicit]
+    if recipe is None or not recipe.stages:
+        return stages
+    for number, table in enumerate(recipe.stages, 2):
+        where = f"{recipe.path}: [[stages]] (stage {number}) "
+        values = dict(option_value(ctx, recipe.arch, key, value, where + key) for key, value in table.items())
+        stages.append(stages[-1] | values | from_command_line | {"resume": True})
+    return stages
 
 
 def with_epochs_of(explicit: dict, arch: str) -> dict:
@@ -165,8 +193,12 @@ def store_half_precision_parts(model_dir: str) -> None:
         store_half_precision(directory)
 
 
-def training_files(explicit: dict, model_dir: str):
-    """``--train``/``--dev`` from ``--treebank`` (a held-out dev if it has none); the folder, notes for the card."""
+def training_files(explicit: dict, model_dir: str, arch: str):
+    """``--train``/``--dev`` from ``--treebank`` (a held-out dev if it has none); the folder, notes for the card.
+
+    The constituency parser's treebank holds bracketed trees (``train.ptb``, ``dev.ptb``); one
+    without a dev file trains without one (the family keeps the epoch of the lowest loss).
+    """
     from lstmparse.pipeline.recipe import held_out_dev, treebank_folder
 
     if explicit.get("treebank") is None:
@@ -176,13 +208,79 @@ def training_files(explicit: dict, model_dir: str):
         return None, []
     if explicit.get("train_file") is not None or explicit.get("dev_file") is not None:
         raise click.UsageError("--treebank names the training and dev files itself: give it or --train/--dev")
-    folder = treebank_folder(explicit.pop("treebank"))
+    folder = treebank_folder(explicit.pop("treebank"), "ptb" if arch in SEQ2SEQ else "conllu")
     explicit["train_file"], notes = str(folder.train), []
     if folder.dev is not None:
         explicit["dev_file"] = str(folder.dev)
-    else:
+    elif arch not in SEQ2SEQ:
         train, dev = held_out_dev(folder.train, Path(model_dir) / "heldout")
         explicit["train_file"], explicit["dev_file"] = str(train), str(dev)
         notes.append(f"{folder.path.name} has no dev file: every tenth training sentence was held out as dev")
         click.echo(f"lstmparse: {notes[-1]} ({dev})", err=True)
     return folder, notes
+
+
+ENSEMBLE_DATA = {"treebank": "--treebank", "train_file": "--train", "dev_file": "--dev", "language": "--language"}
+
+
+def make_recipe_ensemble(recipe, given: dict, given_names: list[str]) -> None:  # noqa: ANN001 - a Recipe
+    """An ensemble made by its recipe (:mod:`lstmparse.app.recipe_ensembles`), its members trained on the data
+    given; members made before are kept, so running it again continues an interrupted build."""
+    from lstmparse.app.catalog import write_card
+    from lstmparse.app.recipe_ensembles import build_recipe_ensemble
+
+    foreign = [name for name in given_names if name not in (*ENSEMBLE_DATA, "recipe", "model_dir", "resume")]
+    if foreign:
+        raise click.UsageError(
+            f"--{foreign[0].replace('_', '-')}: an ensemble's recipe takes the data (--treebank, or --train and "
+            "--dev; --language) and --model-dir; its members' options are in their own recipe, and the members "
+            "made before are kept (remove MODEL_DIR to make them again)"
+        )
+    arguments = [part for name, flag in ENSEMBLE_DATA.items() if given.get(name) for part in (flag, str(given[name]))]
+    card = build_recipe_ensemble(recipe, arguments, given["model_dir"])
+    write_card(given["model_dir"], card)
+    click.echo(f"wrote the ensemble of {len(card['seeds'])} models to {given['model_dir']}", err=True)
+
+
+def train_stages(arch: str, stages: list[dict]):  # noqa: ANN201 - the last stage's options and the record
+    """Train each stage in turn (DyNet configured); Ctrl-C says how to continue."""
+    from lstmparse.core.families import family
+
+    options_class = family(arch).options_class()
+    try:
+        for number, values in enumerate(stages, 1):
+            if len(stages) > 1:
+                click.echo(f"stage {number} of {len(stages)}", err=True)
+            options = options_class.from_command_line(values)
+            record = family(arch).trainer_function()(options)  # imported now that DyNet is configured
+    except KeyboardInterrupt:
+        click.echo(f"lstmparse: interrupted; {how_to_continue(arch)}", err=True)
+        sys.exit(130)
+    return options, record
+
+
+def how_to_continue(arch: str) -> str:
+    """What continues an interrupted training: --resume where the family can, else a new run."""
+    if arch in STACK + SEQ2SEQ + PIPELINE:  # the families --resume applies to
+        return "the same command with --resume continues from the last finished epoch (or part)"
+    return "the model of the best epoch so far is in MODEL_DIR; the same command with --overwrite starts again"
+
+
+def write_training_card(
+    arch: str, options, record: dict, recipe, explicit: dict, treebank, notes: list[str], started: float
+) -> None:  # noqa: ANN001, E501
+    """After training: the parameters halved where asked, and the card (what the model is, the recipe and the
+    command that made it, notes on what the figures are of)."""
+    from lstmparse.app.catalog import training_card, write_card
+
+    if explicit.get("half_precision") and arch not in PIPELINE:  # a pipeline halves itself before its choices
+        store_half_precision_parts(options.model_dir)
+        notes.append("parameters stored as float16 after training (the dev figures are of float32)")
+    if record.get("averaged_epochs"):
+        notes.append(AVERAGED.format(", ".join(map(str, record["averaged_epochs"]))))
+    card = training_card(arch, options.train, record, treebank, explicit.get("language"), notes)
+    if recipe is not None:
+        card["recipe"] = recipe_entry(recipe, explicit)
+    card["training"] = {"command": "lstmparse " + " ".join(sys.argv[1:]), "minutes": (time.time() - started) / 60}
+    write_card(options.model_dir, card)
+    click.echo(f"{summary(record)}; {record['total_seconds']:.0f} s in all; model in {options.model_dir}", err=True)

@@ -364,14 +364,14 @@ def store_half_precision(directory: str | Path) -> None:
     save_directory(directory, stored, vocab, halved, config["format_version"])
 
 
-def average_directories(sources: list[str | Path], target: str | Path) -> None:
+def average_directories(sources: list[str | Path], target: str | Path, training: dict | None = None) -> None:
     """Write the model whose every parameter is the mean of the ``sources``' (checkpoint averaging).
 
     The sources must be one run's checkpoints (``train --keep-epochs``): the same
     architecture, vocabularies and parameter shapes; averaging the weights of a
     run's last epochs often beats each of them (Polyak averaging), at no cost in
     parsing time.  The target keeps the last source's configuration, with the
-    sources named in its training record.
+    sources named in its training record, or ``training`` as its record.
     """
     if len(sources) < 2:
         raise ModelError("averaging needs at least two models")
@@ -391,7 +391,8 @@ def average_directories(sources: list[str | Path], target: str | Path) -> None:
         for name, value in params.items()
     }
     stored = {key: value for key, value in config.items() if key not in ("format_version", "vocab_file", "params_file")}
-    training = dict(stored.get("training", {}), averaged_from=[str(source) for source in sources])
+    if training is None:  # the last source's record, naming the sources
+        training = dict(stored.get("training", {}), averaged_from=[str(source) for source in sources])
     save_directory(target, stored | {"training": training}, vocab, averaged, config["format_version"])
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-COMMON_FIELDS = ("model_dir", "epochs", "max_minutes", "keep_epochs", "batch_size", "learning_rate", "dropout", "seed")
+COMMON_FIELDS: tuple[str, ...] = ("model_dir", "epochs", "max_minutes", "keep_epochs", "average_best", "batch_size")
+COMMON_FIELDS += ("learning_rate", "dropout", "seed")
 RENAMED = {"train_file": "train", "dev_file": "dev"}  # ``train``'s option names that differ from the fields'
 
 
@@ -36,6 +37,7 @@ class RunOptions:
     epochs: int = 30
     max_minutes: float | None = None  # wall-clock budget, dev evaluation included
     keep_epochs: bool = False  # also save every epoch's model under model_dir/epochs/N (for averaging)
+    average_best: int = 0  # then the model is the mean of the N kept epochs that scored best (0: the best epoch's)
     batch_size: int = 1  # sentences per update
     learning_rate: float = 0.1
     dropout: float = 0.0

@@ -26,6 +26,7 @@ import numpy as np
 
 from lstmparse.core.options import RunOptions
 from lstmparse.core.records import mark_training
+from lstmparse.errors import ConfigurationError
 
 T = TypeVar("T")
 EPOCHS_DIRECTORY = "epochs"  # under the model directory: each epoch's model, with --keep-epochs
@@ -92,7 +93,8 @@ def train_epochs(
     resumed run's best so far).  The model is saved whenever an epoch beats it, so
     ``model_dir`` always holds the best model; with ``options.keep_epochs`` every
     epoch's model is also kept, in ``model_dir/epochs/N``, for checkpoint averaging
-    (:func:`lstmparse.core.model_io.average_directories`).  ``started``: when the run
+    (:func:`lstmparse.core.model_io.average_directories`); with ``options.average_best``
+    the model is, at the end, the mean of the best kept epochs.  ``started``: when the run
     began, data reading included, for the time budget.
     """
     model_dir, max_minutes = options.model_dir, options.max_minutes
@@ -114,13 +116,15 @@ def train_epochs(
             dev_seconds = time.time() - eval_start
             score, fields = evaluation
             entry.update(fields, dev_seconds=round(dev_seconds, 1))
+        if score is not None:
+            entry["score"] = round(score, 6)  # what it was chosen by, whatever the family (--average-best)
         record["epochs"].append(entry)
         improved = score is None or score > best
         if improved:
             best = best if score is None else score
             record["best_epoch"] = epoch + 1
             hooks.save(model_dir, record)
-        if options.keep_epochs:
+        if options.keep_epochs or options.average_best:
             hooks.save(str(Path(model_dir) / EPOCHS_DIRECTORY / str(epoch + 1)), copy.deepcopy(record))
         stop = hooks.after_epoch(model_dir, record, improved)
         print(hooks.epoch_line(entry, improved), file=log, flush=True)
@@ -131,8 +135,40 @@ def train_epochs(
             print(stop, file=log)
             break
     record["total_seconds"] = round(time.time() - started, 1)
+    if options.average_best:
+        average_best_epochs(model_dir, record, options.average_best, log)
     mark_training(model_dir, options.train, options.dev, ended=True)
     return record
+
+
+def average_best_epochs(model_dir: str, record: dict, count: int, log: TextIO) -> None:
+    """Replace the best epoch's model in ``model_dir`` by the mean of the ``count`` best kept epochs'."""
+    from lstmparse.core.model_io import average_directories
+
+    epochs = best_kept_epochs(model_dir, record, count)
+    record["averaged_epochs"] = epochs
+    sources: list[str | Path] = [Path(model_dir) / EPOCHS_DIRECTORY / str(epoch) for epoch in epochs]
+    average_directories(sources, model_dir, training=record)
+    print(f"the model is the mean of epochs {', '.join(map(str, epochs))} (--average-best {count})", file=log)
+
+
+def best_kept_epochs(model_dir: str | Path, record: dict, count: int) -> list[int]:
+    """The ``count`` epochs kept in ``model_dir/epochs`` (``--keep-epochs``) that scored best, in epoch order.
+
+    Checkpoint averaging of the best epochs on dev (``--average-best``) rather than the
+    last ones: a run whose learning rate was lowered may still peak before its end.
+    """
+    kept = [
+        entry
+        for entry in record["epochs"]
+        if "score" in entry and (Path(model_dir) / EPOCHS_DIRECTORY / str(entry["epoch"])).is_dir()
+    ]
+    if len(kept) < count:
+        raise ConfigurationError(
+            f"--average-best {count}: {model_dir} keeps {len(kept)} scored epochs of this run (--keep-epochs)"
+        )
+    best = sorted(kept, key=lambda entry: (-entry["score"], entry["epoch"]))[:count]
+    return sorted(entry["epoch"] for entry in best)
 
 
 def spent_seconds(record: dict) -> float:

@@ -92,23 +92,25 @@ def licence_name(text: str) -> str:
     return "see the treebank's LICENSE.txt"
 
 
-def treebank_folder(path: str | Path) -> TreebankFolder:
-    """The files of a UD treebank folder; one without a training file is refused naming what was looked for."""
+def treebank_folder(path: str | Path, extension: str = "conllu") -> TreebankFolder:
+    """The files of a treebank folder (a UD one; ``extension="ptb"``: bracketed trees, ``train.ptb``...); one
+    without a training file is refused naming what was looked for."""
     folder = Path(path)
     if not folder.is_dir():
         raise ConfigurationError(f"--treebank {path}: no such directory")
-    train = treebank_file(folder, "train")
+    train = treebank_file(folder, "train", extension)
     if train is None:
-        raise ConfigurationError(f"--treebank {path}: no train.conllu nor *-ud-train.conllu in it")
-    return TreebankFolder(folder, train, treebank_file(folder, "dev"), treebank_file(folder, "test"))
+        raise ConfigurationError(f"--treebank {path}: no train.{extension} nor *-ud-train.{extension} in it")
+    dev, test = (treebank_file(folder, split, extension) for split in ("dev", "test"))
+    return TreebankFolder(folder, train, dev, test)
 
 
-def treebank_file(folder: Path, split: str) -> Path | None:
+def treebank_file(folder: Path, split: str, extension: str = "conllu") -> Path | None:
     """A treebank folder's ``SPLIT.conllu``, or ``*-ud-SPLIT.conllu`` as UD releases name it (None: neither)."""
-    plain = folder / f"{split}.conllu"
+    plain = folder / f"{split}.{extension}"
     if plain.is_file():
         return plain
-    named = sorted(folder.glob(f"*-ud-{split}.conllu"))
+    named = sorted(folder.glob(f"*-ud-{split}.{extension}"))
     return named[0] if named else None
 
 

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from lstmparse.app.catalog import model_info
-from lstmparse.app.recipes import read_recipe
+from lstmparse.app.recipes import Recipe, data_folder, read_recipe
 from lstmparse.app.release.shipping import RESULTS
 from lstmparse.app.release.tables import languages_table, published
 from lstmparse.core.model_io import CONFIG
@@ -91,14 +91,25 @@ def model_section(directory: Path) -> list[str]:
     recipe_file = directory / "recipe.toml"
     if recipe_file.is_file():
         recipe = read_recipe(recipe_file)
-        options = ", ".join(f"{key} {toml_value(value)}" for key, value in recipe.options.items())
-        lines += ["", f"Recipe (`{info.name}/recipe.toml`): {options}."]
+        lines += ["", f"Recipe (`{info.name}/recipe.toml`): {recipe_summary(recipe)}."]
         if recipe.treebank:
             lines[-1] += (
                 f" Remake: `lstmparse train --recipe models/{info.name}/recipe.toml "
-                f"--treebank ../shared/data/ud/{recipe.treebank} --model-dir M`."
+                f"--treebank ../shared/data/{data_folder(recipe)} --model-dir M`."
             )
     return lines
+
+
+def recipe_summary(recipe: Recipe) -> str:
+    """A recipe's options in a line: ``[train]``'s, then each later stage's, or an ensemble's members."""
+    if recipe.ensemble is not None:
+        members = [f"`{model}`" for model in recipe.ensemble.models]
+        members += [f"seed {seed}" for seed in recipe.ensemble.seeds]
+        return f"the ensemble of {', '.join(members)}, made by `{recipe.ensemble.recipe.parent.name}/recipe.toml`"
+    text = ", ".join(f"{key} {toml_value(value)}" for key, value in recipe.options.items())
+    for stage in recipe.stages:
+        text += "; then " + ", ".join(f"{key} {toml_value(value)}" for key, value in stage.items())
+    return text
 
 
 def toml_value(value: object) -> str:
