@@ -92,6 +92,19 @@ def test_the_catalogue_lists_the_shipped_model_with_its_figures_and_recipe(farm_
     assert "Recipe (`ta_ttb_pipeline/recipe.toml`): taggers 1." in page
 
 
+def test_the_readmes_languages_table_is_made_from_the_results_between_its_markers(farm_run, tmp_path):
+    from lstmparse.app.release.catalogue import README_END, README_START, with_languages_table
+
+    models, _ = farm_run
+    readme = f"# A project\n\n{README_START}\nan old table\n{README_END}\n\nMore.\n"
+    made = with_languages_table(readme, models)
+    assert made.startswith("# A project\n\n" + README_START) and made.endswith(README_END + "\n\nMore.\n")
+    assert "an old table" not in made and "| ta_ttb | `ta_ttb_pipeline` | 50.00 | 50.00 | +0.00 | 50.97 |" in made
+    assert "mean LAS is 50.00, against UDPipe 1's 50.00 (+0.00); 0 of 1 lead UDPipe 1 by 2 or more" in made
+    assert with_languages_table(made, models) == made  # made again, the same
+    assert with_languages_table("# No markers\n", models) == "# No markers\n"
+
+
 def test_portable_rewrites_paths_inside_the_model_the_treebank_and_elsewhere(tmp_path):
     model, treebank = tmp_path / "run" / "m", tmp_path / "data" / "hu"
     roots = {model: "", treebank: "hu/"}

@@ -43,14 +43,13 @@ def ship(work_dir: Path, plan: str, models_dir: Path) -> None:
 @click.option("--check", is_flag=True, help="write nothing; exit 1 if the page is not what the models make")
 @clean_errors
 def catalogue(models_dir: Path, check: bool) -> None:
-    """Write --models-dir/README.md from the models' cards, recipes and results."""
-    from lstmparse.app.release.catalogue import catalogue as page
-
+    """Write --models-dir/README.md from the models' cards, recipes and results, and the languages table of the
+    README beside it (between its markers)."""
     if check:
-        current = (models_dir / "README.md").read_text(encoding="utf-8") if (models_dir / "README.md").is_file() else ""
-        if current != page(models_dir):
-            click.echo(f"lstmparse: {models_dir / 'README.md'} is not what the models make: run catalogue", err=True)
-            sys.exit(1)
+        for path, made in made_pages(models_dir).items():
+            if (path.read_text(encoding="utf-8") if path.is_file() else "") != made:
+                click.echo(f"lstmparse: {path} is not what the models make: run catalogue", err=True)
+                sys.exit(1)
         return
     write_catalogue(models_dir)
 
@@ -74,9 +73,20 @@ def table(results: str, source: str, measures: str, side_by_side: bool) -> None:
         click.echo(tables.table(records, source, measure) + "\n")
 
 
-def write_catalogue(models_dir: Path) -> None:
+def made_pages(models_dir: Path) -> dict[Path, str]:
+    """What the models make: the catalogue, and the README beside --models-dir with its languages table."""
     from lstmparse.app.release.catalogue import catalogue as page
+    from lstmparse.app.release.catalogue import with_languages_table
+
+    pages = {models_dir / "README.md": page(models_dir)}
+    readme = models_dir.parent / "README.md"
+    if readme.is_file():
+        pages[readme] = with_languages_table(readme.read_text(encoding="utf-8"), models_dir)
+    return pages
+
+
+def write_catalogue(models_dir: Path) -> None:
     from lstmparse.core.model_io import atomic_write
 
-    text = page(models_dir)
-    atomic_write(models_dir / "README.md", lambda handle: handle.write(text.encode("utf-8")))
+    for path, text in made_pages(models_dir).items():
+        atomic_write(path, lambda handle, text=text: handle.write(text.encode("utf-8")))

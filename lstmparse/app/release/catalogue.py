@@ -14,7 +14,7 @@ from pathlib import Path
 from lstmparse.app.catalog import model_info
 from lstmparse.app.recipes import Recipe, data_folder, read_recipe
 from lstmparse.app.release.shipping import RESULTS
-from lstmparse.app.release.tables import languages_table, published
+from lstmparse.app.release.tables import languages_summary, languages_table, published
 from lstmparse.core.model_io import CONFIG
 
 HEADER = """# Models
@@ -45,11 +45,29 @@ def catalogue(models_dir: Path) -> str:
             "UDPipe 1 was trained here on the same files with its default options. The published figures are the",
             f"toolkits' own, on their UD releases' test sets, which differ a little from the shared data's ({others}).",
             "",
-            languages_table(rows, "pipeline"),
+            languages_table(rows),
+            "",
+            languages_summary(rows),
         ]
     for directory in directories:
         lines += ["", *model_section(directory)]
     return "\n".join(lines) + "\n"
+
+
+README_START = "<!-- languages: written by lstmparse release catalogue from models/results.json -->"
+README_END = "<!-- end of languages -->"
+
+
+def with_languages_table(readme: str, models_dir: Path) -> str:
+    """The project's README with its languages table (between :data:`README_START` and :data:`README_END`) made
+    from ``models_dir``'s results, as the catalogue's; a README without the markers is returned as it is."""
+    start, end = readme.find(README_START), readme.find(README_END)
+    if start < 0 or end < start:
+        return readme
+    results_path = models_dir / RESULTS
+    rows = json.loads(results_path.read_text(encoding="utf-8")) if results_path.is_file() else []
+    block = f"{README_START}\n{languages_table(rows)}\n\n{languages_summary(rows)}\n"
+    return readme[:start] + block + readme[end:]
 
 
 def overview(directories: list[Path]) -> list[str]:
