@@ -311,6 +311,25 @@ def test_a_plan_naming_recipes_makes_each_treebank_the_jobs_of_its_own_recipe(tm
     assert tagger[tagger.index("--hidden") + 1] == "40" and "--whole-feats" in tagger
 
 
+def test_a_recipe_settings_own_budget_wins_over_its_recipes_and_the_plans_does_not(tmp_path):
+    """A budget table runs one recipe at several budgets: a setting's budget_minutes is that setting's."""
+    from lstmparse.app.farm.plan_file import plan_from_dict
+
+    (tmp_path / "r.toml").write_text(RECIPE + "max_minutes = 60\n")
+    data = {
+        "seeds": [1],
+        "budget_minutes": 45,
+        "treebanks": {"ta_ttb": {"path": str(UD / "ta_ttb")}},
+        "settings": [
+            {"name": "recipe", "recipe": "r.toml"},
+            {"name": "thirty", "recipe": "r.toml", "budget_minutes": 30},
+        ],
+    }
+    recipe, thirty = plan_from_dict(data, tmp_path / "plan.toml").settings
+    assert recipe.for_treebank("ta_ttb").budget_minutes == 60.0  # the recipe's, not the plan's default
+    assert thirty.for_treebank("ta_ttb").budget_minutes == 30.0
+
+
 def test_the_farm_trains_the_joint_member_as_the_pipeline_step_would():
     """The joint-UPOS parser trained as a part has the options the pipeline step would train it with."""
     from lstmparse.app.farm.plan import joint_parser_arguments

@@ -81,6 +81,7 @@ class Setting:
     evaluate: tuple[str, ...]
     recipe: str | None = None  # a recipe file for each treebank: "{treebank}" in it is the treebank's name
     treebanks: tuple[str, ...] = ()  # the plan's treebanks it trains (all when empty)
+    own_budget: bool = False  # a recipe's setting names its budget: it wins over the recipe's max_minutes
 
     def trains(self, treebank: str) -> bool:
         """Whether this setting has a cell for ``treebank``."""
@@ -95,7 +96,7 @@ class Setting:
         options = {key: value for key, value in recipe.options.items() if key != "max_minutes"} | self.options
         if recipe.parts:
             options["part_options"] = recipe.parts
-        budget = recipe.options.get("max_minutes", self.budget_minutes)
+        budget = self.budget_minutes if self.own_budget else recipe.options.get("max_minutes", self.budget_minutes)
         minutes = None if budget is None else float(str(budget))
         sources = self.evaluate or DEFAULT_SOURCES.get(recipe.arch, ("tokens",))
         return Setting(self.name, recipe.arch, options, minutes, sources, treebanks=self.treebanks)

@@ -113,7 +113,9 @@ def _setting_of(table: dict, name: str, default_budget: float | None, where: str
             raise ConfigurationError(f"{where}: a recipe names its arch; give recipe or arch")
         recipe = str(plan_path.parent / str(table["recipe"]))
         sources = tuple(table.get("evaluate", ()))
-        return Setting(name, "recipe", dict(table.get("options", {})), default_budget, sources, recipe)
+        own = "budget_minutes" in table  # the setting's budget over its recipe's max_minutes (a budget table)
+        budget = _minutes(table["budget_minutes"], f"{where}: budget_minutes") if own else default_budget
+        return Setting(name, "recipe", dict(table.get("options", {})), budget, sources, recipe, own_budget=own)
     arch = table.get("arch", "stacklstm")
     if arch not in ARCHS:
         raise ConfigurationError(f"{where}: arch {arch!r} is not one of {', '.join(ARCHS)}")
