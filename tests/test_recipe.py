@@ -328,6 +328,9 @@ def test_a_recipe_settings_own_budget_wins_over_its_recipes_and_the_plans_does_n
     recipe, thirty = plan_from_dict(data, tmp_path / "plan.toml").settings
     assert recipe.for_treebank("ta_ttb").budget_minutes == 60.0  # the recipe's, not the plan's default
     assert thirty.for_treebank("ta_ttb").budget_minutes == 30.0
+    (tmp_path / "r.toml").write_text(RECIPE.replace("pipeline", "stacklstm") + "epochs = 2\n[[stages]]\nepochs = 3\n")
+    with pytest.raises(ConfigurationError, match="stages is made by lstmparse train --recipe"):
+        recipe.for_treebank("ta_ttb")
 
 
 def test_the_farm_trains_the_joint_member_as_the_pipeline_step_would():

@@ -93,6 +93,11 @@ class Setting:
         if self.recipe is None:
             return self
         recipe = read_recipe(self.recipe.replace("{treebank}", treebank))
+        if recipe.ensemble is not None or recipe.stages:
+            raise ConfigurationError(
+                f"{recipe.path}: a farm plan's recipe makes its model in one run; an ensemble's or a recipe in "
+                "stages is made by lstmparse train --recipe"
+            )
         options = {key: value for key, value in recipe.options.items() if key != "max_minutes"} | self.options
         if recipe.parts:
             options["part_options"] = recipe.parts
