@@ -315,19 +315,21 @@ def test_a_recipe_settings_own_budget_wins_over_its_recipes_and_the_plans_does_n
     """A budget table runs one recipe at several budgets: a setting's budget_minutes is that setting's."""
     from lstmparse.app.farm.plan_file import plan_from_dict
 
-    (tmp_path / "r.toml").write_text(RECIPE + "max_minutes = 60\n")
+    (tmp_path / "r.toml").write_text(RECIPE + 'max_minutes = 60\nencoder = "e5:3-6"\n')
     data = {
         "seeds": [1],
         "budget_minutes": 45,
         "treebanks": {"ta_ttb": {"path": str(UD / "ta_ttb")}},
         "settings": [
             {"name": "recipe", "recipe": "r.toml"},
-            {"name": "thirty", "recipe": "r.toml", "budget_minutes": 30},
+            {"name": "thirty", "recipe": "r.toml", "budget_minutes": 30, "options": {"encoder": ""}},
         ],
     }
     recipe, thirty = plan_from_dict(data, tmp_path / "plan.toml").settings
     assert recipe.for_treebank("ta_ttb").budget_minutes == 60.0  # the recipe's, not the plan's default
     assert thirty.for_treebank("ta_ttb").budget_minutes == 30.0
+    assert recipe.for_treebank("ta_ttb").options["encoder"] == "e5:3-6"
+    assert "encoder" not in thirty.for_treebank("ta_ttb").options  # "": the recipe without it
     (tmp_path / "r.toml").write_text(RECIPE.replace("pipeline", "stacklstm") + "epochs = 2\n[[stages]]\nepochs = 3\n")
     with pytest.raises(ConfigurationError, match="stages is made by lstmparse train --recipe"):
         recipe.for_treebank("ta_ttb")

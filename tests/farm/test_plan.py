@@ -31,7 +31,7 @@ def smoke_jobs(work_dir: Path = Path("/w")) -> dict[str, Job]:
 
 
 def test_the_committed_plans_read_and_name_existing_treebanks():
-    for name in ("smoke", "table3", "languages", "budgets", "two_cores"):
+    for name in ("smoke", "table3", "languages", "budgets", "encoder_pipelines", "two_cores"):
         plan = read_plan(ROOT / "bench" / "plans" / f"{name}.toml")
         assert plan.settings and plan.seeds
         assert all(treebank.file("train") is not None for treebank in plan.treebanks.values())

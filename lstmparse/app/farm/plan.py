@@ -88,8 +88,8 @@ class Setting:
         return not self.treebanks or treebank in self.treebanks
 
     def for_treebank(self, treebank: str) -> Setting:
-        """The setting as it trains ``treebank``: its recipe's arch, options (the setting's own over them; the
-        parts' own as ``part_options``) and budget where it names one."""
+        """The setting as it trains ``treebank``: its recipe's arch, options (the setting's own over them, an
+        empty one leaving the recipe's out; the parts' own as ``part_options``) and budget where it names one."""
         if self.recipe is None:
             return self
         recipe = read_recipe(self.recipe.replace("{treebank}", treebank))
@@ -99,6 +99,7 @@ class Setting:
                 "stages is made by lstmparse train --recipe"
             )
         options = {key: value for key, value in recipe.options.items() if key != "max_minutes"} | self.options
+        options = {key: value for key, value in options.items() if value != ""}  # "": the setting leaves it out
         if recipe.parts:
             options["part_options"] = recipe.parts
         budget = self.budget_minutes if self.own_budget else recipe.options.get("max_minutes", self.budget_minutes)
