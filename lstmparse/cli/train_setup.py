@@ -113,10 +113,11 @@ def staged(recipe, explicit: dict, from_command_line: dict, ctx: click.Context) 
     stages = [explicit]
     if recipe is None or not recipe.stages:
         return stages
+    given = {key: value for key, value in from_command_line.items() if key not in NOT_IN_RECIPES}  # options only
     for number, table in enumerate(recipe.stages, 2):
         where = f"{recipe.path}: [[stages]] (stage {number}) "
         values = dict(option_value(ctx, recipe.arch, key, value, where + key) for key, value in table.items())
-        stages.append(stages[-1] | values | from_command_line | {"resume": True})
+        stages.append(stages[-1] | values | given | {"resume": True})
     return stages
 
 
