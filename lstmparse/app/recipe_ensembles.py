@@ -22,11 +22,9 @@ import sys
 import time
 from pathlib import Path
 
-from lstmparse.app.recipes import Recipe, read_recipe
+from lstmparse.app.recipes import RESUMABLE, Recipe, read_recipe
 from lstmparse.core.model_io import CARD, CONFIG
 from lstmparse.errors import ConfigurationError
-
-RESUMABLE = ("stacklstm", "seq2seq", "pipeline")  # the archs whose interrupted training --resume continues
 
 
 def build_recipe_ensemble(recipe: Recipe, data_arguments: list[str], model_dir: str | Path) -> dict:

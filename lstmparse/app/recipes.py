@@ -44,7 +44,8 @@ REQUIRED = ("name", "arch")
 SECTIONS = ("model", "train", "tagger", "tokenizer", "stages", "ensemble")
 PART_SECTIONS = ("tagger", "tokenizer")  # a pipeline's parts with options of their own (train --arch PART's)
 ENSEMBLE = "ensemble"  # the arch of a recipe whose model is an ensemble of models made by another recipe
-STAGED = ("stacklstm", "seq2seq")  # the archs whose run a later stage continues from its model (train --resume)
+RESUMABLE = ("stacklstm", "seq2seq", "pipeline")  # the archs whose interrupted training train --resume continues
+STAGED = ("stacklstm", "seq2seq")  # those whose run a later stage continues from its model (a pipeline's parts differ)
 ENSEMBLE_KEYS = {"recipe": str, "seeds": list, "models": list}
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from lstmparse.app.catalog import model_info
 from lstmparse.app.recipes import Recipe, data_folder, read_recipe
 from lstmparse.app.release.shipping import RESULTS
-from lstmparse.app.release.tables import languages_summary, languages_table, published
+from lstmparse.app.release.tables import languages_block, published
 from lstmparse.core.model_io import CONFIG
 
 HEADER = """# Models
@@ -31,8 +31,7 @@ MEASURES = ("LAS", "UAS", "UPOS", "UFeats", "Lemmas", "Words")
 def catalogue(models_dir: Path) -> str:
     """The page, from what ``models_dir`` holds."""
     directories = sorted(path.parent for path in models_dir.glob(f"*/{CONFIG}"))
-    results_path = models_dir / RESULTS
-    rows = json.loads(results_path.read_text(encoding="utf-8")) if results_path.is_file() else []
+    rows = results_rows(models_dir)
     lines = [HEADER, "", "## Every model", "", *overview(directories)]
     if rows:
         others = "; ".join(
@@ -45,9 +44,7 @@ def catalogue(models_dir: Path) -> str:
             "UDPipe 1 was trained here on the same files with its default options. The published figures are the",
             f"toolkits' own, on their UD releases' test sets, which differ a little from the shared data's ({others}).",
             "",
-            languages_table(rows),
-            "",
-            languages_summary(rows),
+            languages_block(rows),
         ]
     for directory in directories:
         lines += ["", *model_section(directory)]
@@ -64,10 +61,13 @@ def with_languages_table(readme: str, models_dir: Path) -> str:
     start, end = readme.find(README_START), readme.find(README_END)
     if start < 0 or end < start:
         return readme
-    results_path = models_dir / RESULTS
-    rows = json.loads(results_path.read_text(encoding="utf-8")) if results_path.is_file() else []
-    block = f"{README_START}\n{languages_table(rows)}\n\n{languages_summary(rows)}\n"
-    return readme[:start] + block + readme[end:]
+    return f"{readme[:start]}{README_START}\n{languages_block(results_rows(models_dir))}\n{readme[end:]}"
+
+
+def results_rows(models_dir: Path) -> list[dict]:
+    """The shipped models' farm results (``models/results.json``), none if there are none yet."""
+    path = models_dir / RESULTS
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
 def overview(directories: list[Path]) -> list[str]:

@@ -136,6 +136,11 @@ def languages_summary(rows: list[dict], ours: tuple[str, ...] = OURS, reference:
     return text + "."
 
 
+def languages_block(rows: list[dict]) -> str:
+    """The languages table and its summary, as the catalogue and the README show them."""
+    return f"{languages_table(rows)}\n\n{languages_summary(rows)}"
+
+
 def _mean(values) -> float:  # noqa: ANN001 - an iterable of numbers
     values = list(values)
     return sum(values) / len(values)
