@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lstmparse.app.recipes import read_recipe
+from lstmparse.app.recipes import RESUMABLE, read_recipe
 from lstmparse.errors import ConfigurationError
 
 ARCHS = ("stacklstm", "tagger", "tokenizer", "pipeline", "udpipe")
@@ -49,7 +49,6 @@ DEFAULT_SOURCES = {
     "pipeline": ("raw", "tokens"),
     "udpipe": ("raw", "tokens"),
 }
-RESUMABLE = {"stacklstm", "pipeline"}  # train --resume continues these; others restart with --overwrite
 NO_RECIPE = "none"  # train --recipe none: the options given, in one process (a pipeline's last step)
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 SPLITS = ("train", "dev", "test")
