@@ -113,9 +113,17 @@ def test_a_resumed_run_gets_what_its_epochs_left_of_the_budget_not_a_new_budget(
     before = time.time()
     run(family, epochs=4, record=previous, max_minutes=60)
     assert before + 20 * 60 - 1 <= family.stops[0] <= time.time() + 20 * 60
-    fresh = ScriptedFamily([1.0])
-    run(fresh, epochs=1, max_minutes=60)
-    assert fresh.stops[0] >= before + 60 * 60 - 1
+    fresh = ScriptedFamily([1.0, 2.0])
+    run(fresh, epochs=2, max_minutes=60)
+    assert fresh.stops[1] >= before + 60 * 60 - 1
+
+
+def test_a_budget_spent_before_training_began_still_leaves_a_model_of_one_whole_epoch():
+    family = ScriptedFamily([1.0, 2.0, 3.0], seen={1: 0})
+    record, log = run(family, epochs=3, max_minutes=1e-9)
+    assert family.stops[0] is None and family.stops[1] is not None  # the budget cuts from the second epoch on
+    assert family.saved == [1] and [entry["epoch"] for entry in record["epochs"]] == [1]
+    assert "time budget of 1e-09 minutes reached" in log
 
 
 def test_the_best_kept_epochs_are_those_that_scored_best_in_epoch_order(tmp_path):

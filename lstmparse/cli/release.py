@@ -12,6 +12,7 @@ from lstmparse.cli.common import EXISTING_FILE, clean_errors
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 MODELS = CHECKOUT / "models"  # the checkout's: releases are made from one
+DATA = CHECKOUT.parent / "shared" / "data"  # the shared data beside the checkout
 DIRECTORY = click.Path(exists=True, file_okay=False, path_type=Path)
 
 
@@ -36,6 +37,38 @@ def ship(work_dir: Path, plan: str, models_dir: Path) -> None:
     names = ship_models(work_dir, Path(plan), models_dir, sys.stderr)
     write_catalogue(models_dir)
     click.echo(f"lstmparse: shipped {len(names)} model(s); {models_dir / 'README.md'} rewritten", err=True)
+
+
+@release.command()
+@click.argument("names", nargs=-1, required=True)
+@click.option(
+    "--work-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=CHECKOUT / "runs" / "make",
+    show_default=True,
+    help="where the models are trained and their logs kept (run again to continue)",
+)
+@click.option("--models-dir", type=DIRECTORY, default=MODELS, show_default=True)
+@click.option(
+    "--data",
+    "data_dir",
+    type=DIRECTORY,
+    default=DATA,
+    show_default=True,
+    help="the shared data: ud/TREEBANK and const/TREEBANK folders",
+)
+@clean_errors
+def make(names: tuple[str, ...], work_dir: Path, models_dir: Path, data_dir: Path) -> None:
+    """Remake each model NAME of --models-dir that is not a language pipeline from its recipe, score it on its
+    treebank's dev and test files, and ship it with its card (an ensemble first makes the models it reuses).
+
+    A language pipeline is remade by lstmparse farm models/remake.toml and shipped by release ship.
+    """
+    from lstmparse.app.release.making import make as make_models
+
+    shipped = make_models(list(names), models_dir, data_dir, work_dir, sys.stderr)
+    write_catalogue(models_dir)
+    click.echo(f"lstmparse: shipped {', '.join(shipped)}; {models_dir / 'README.md'} rewritten", err=True)
 
 
 @release.command()

@@ -104,7 +104,7 @@ def train_epochs(
     mark_training(model_dir, options.train, options.dev, ended=False)
     for epoch in range(len(record["epochs"]), options.epochs):
         seed_epoch(options.seed, epoch)
-        entry = hooks.train_epoch(epoch, None if deadline is None else deadline - DEV_MARGIN * dev_seconds)
+        entry = hooks.train_epoch(epoch, epoch_stop(deadline, dev_seconds, record))
         if entry["sentences"] == 0:  # the budget ran out before the epoch began: nothing new to score or keep
             print(f"time budget of {max_minutes} minutes reached", file=log)
             break
@@ -139,6 +139,15 @@ def train_epochs(
         average_best_epochs(model_dir, record, options.average_best, log)
     mark_training(model_dir, options.train, options.dev, ended=True)
     return record
+
+
+def epoch_stop(deadline: float | None, dev_seconds: float, record: dict) -> float | None:
+    """When the next epoch must stop to leave time for its dev pass before ``deadline``: never for a run's first
+    epoch, so that a budget too small for one epoch (data reading took it, or a busy machine) still leaves a model,
+    trained on the whole training set once, rather than none."""
+    if deadline is None or not record["epochs"]:
+        return None
+    return deadline - DEV_MARGIN * dev_seconds
 
 
 def average_best_epochs(model_dir: str, record: dict, count: int, log: TextIO) -> None:

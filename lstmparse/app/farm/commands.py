@@ -43,7 +43,7 @@ def run_command(command: list[str], directory: Path, label: str, log) -> tuple[f
             _running.discard(process)
         process.returncode = os.waitstatus_to_exitcode(status)
     cpu = usage.ru_utime + usage.ru_stime
-    _add_spent(directory, cpu)
+    add_spent(directory, cpu)
     if process.returncode != 0:
         log.flush()
         tail = last_line(directory / LOG)
@@ -60,7 +60,7 @@ def run_command(command: list[str], directory: Path, label: str, log) -> tuple[f
 SPENT = "cpu_seconds_spent"  # every attempt's CPU seconds, added up: an interrupted training's time counts too
 
 
-def _add_spent(directory: Path, seconds: float) -> None:
+def add_spent(directory: Path, seconds: float) -> None:
     """Add a finished (or stopped) command's CPU time to the job's running total."""
     path = directory / SPENT
     path.write_text(f"{spent_seconds(directory) + seconds:.3f}\n", encoding="utf-8")

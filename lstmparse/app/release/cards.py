@@ -12,6 +12,7 @@ measured.  It names no path of the machine that made it.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -65,7 +66,8 @@ def epochs_reached(model_dir: Path) -> dict[str, int]:
         config = json.loads((directory / CONFIG).read_text(encoding="utf-8"))
         epochs = config.get("training", {}).get("epochs", [])
         if epochs:
-            reached[directory.resolve().relative_to(Path(model_dir).resolve()).as_posix()] = len(epochs)
+            inside = os.path.relpath(directory.resolve(), Path(model_dir).resolve())  # ../NAME: a model beside it
+            reached[Path(inside).as_posix()] = len(epochs)
     return dict(sorted(reached.items()))
 
 

@@ -19,13 +19,14 @@ from lstmparse.core.model_io import CONFIG
 
 HEADER = """# Models
 
-Every model here has its recipe (`NAME/recipe.toml`, schema in `docs/recipes.md`); the pipelines
-are remade together by `lstmparse farm models/remake.toml --work-dir runs/remake`, then shipped with
-`lstmparse release ship runs/remake`, which also writes this page
+Every model here has its recipe (`NAME/recipe.toml`, schema in `docs/recipes.md`); the language
+pipelines are remade together by `lstmparse farm models/remake.toml --work-dir runs/remake`, then
+shipped with `lstmparse release ship runs/remake`, and each other model is remade and shipped by
+`lstmparse release make NAME --work-dir runs/make`; both write this page
 (`lstmparse release catalogue`): change a recipe or the code and remake, never this page or a card.
 Use a model by name (`lstmparse parse --model hu_szeged_pipeline`, `lstmparse.load("hu")`);
 `lstmparse models NAME` shows its card."""
-MEASURES = ("LAS", "UAS", "UPOS", "UFeats", "Lemmas", "Words")
+MEASURES = ("LAS", "UAS", "UPOS", "UFeats", "Lemmas", "Words", "F1", "Perplexity")
 
 
 def catalogue(models_dir: Path) -> str:
@@ -113,8 +114,9 @@ def model_section(directory: Path) -> list[str]:
         if recipe.treebank:
             lines[-1] += (
                 f" Remake: `lstmparse train --recipe models/{info.name}/recipe.toml "
-                f"--treebank ../shared/data/{data_folder(recipe)} --model-dir M`."
+                f"--treebank ../shared/data/{data_folder(recipe)} --model-dir M`"
             )
+            lines[-1] += "." if recipe.arch == "pipeline" else f" (and ship: `lstmparse release make {info.name}`)."
     return lines
 
 
@@ -140,6 +142,7 @@ def test_figures(card: dict) -> str:
     for who, figures, source in (
         ("raw text", card, "raw"),
         ("gold tokens", card, "tokens"),
+        ("gold trees" if "Perplexity" in card.get("test", {}).get("trees", {}) else "brackets", card, "trees"),
         ("UDPipe 1 raw text", card.get("udpipe1") or {}, "raw"),
     ):
         scores = figures.get("test", {}).get(source, {})

@@ -135,8 +135,12 @@ def reference_rows(rows: list[dict], treebank: str, plan: Plan) -> list[dict]:
     return [row for row in rows if row["treebank"] == treebank and row["setting"] in references]
 
 
-def copy_model(source: Path, target: Path, roots: dict[Path, str]) -> Path:
-    """The files ``source`` (a model directory) loads, in a staging directory beside ``target``; its path."""
+def copy_model(source: Path, target: Path, roots: dict[Path, str], siblings: bool = False) -> Path:
+    """The files ``source`` (a model directory) loads, in a staging directory beside ``target``; its path.
+
+    ``siblings``: an ensemble's members beside ``source`` (``../NAME``) are not copied: they are read from the
+    model shipped beside it, which the caller checks is the same.
+    """
     from lstmparse.pipeline.manifest import component_directories, part_directories
 
     staging = target.with_name(target.name + ".partial")
@@ -145,9 +149,11 @@ def copy_model(source: Path, target: Path, roots: dict[Path, str]) -> Path:
     if (source / CONFIG).is_file() and json.loads((source / CONFIG).read_text(encoding="utf-8")).get("parts"):
         directories |= set(part_directories(source).values())
     for directory in sorted(directories):
-        inside = directory.resolve().relative_to(source.resolve())
-        if ".." in inside.parts:
+        if not directory.resolve().is_relative_to(source.resolve()):
+            if siblings and directory.resolve().parent == source.resolve().parent:
+                continue
             raise ConfigurationError(f"{directory}: a part outside the model {source} cannot be shipped with it")
+        inside = directory.resolve().relative_to(source.resolve())
         (staging / inside).mkdir(parents=True, exist_ok=True)
         config = json.loads((directory / CONFIG).read_text(encoding="utf-8"))
         for name in [config.get(key) for key in MODEL_FILE_KEYS]:
