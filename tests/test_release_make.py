@@ -150,3 +150,30 @@ def test_a_recipe_whose_treebank_is_not_in_the_data_is_one_line_naming_both(tmp_
     (models / "tiny_parser" / "recipe.toml").write_text(PARSER)
     arguments = ["--work-dir", tmp_path / "work", "--models-dir", models, "--data", tmp_path]
     assert_one_error_line(release("make", "tiny_parser", *arguments), "en_tiny", str(tmp_path))
+
+
+def test_every_shipped_model_but_the_pipelines_can_be_made_from_the_shared_data():
+    from lstmparse.app.recipes import data_folder
+    from lstmparse.app.release.making import model_recipe, reused_models
+
+    models = ROOT / "models"
+    names = sorted(path.parent.name for path in models.glob("*/recipe.toml"))
+    made = [name for name in names if not name.endswith(("_pipeline", "_pipeline_ensemble"))]
+    assert made == [
+        "en_ewt", "en_ewt_ldtreelstm", "en_ewt_upos", "en_ewt_wp", "en_gum_seq2seq", "en_gum_seq2seq_ensemble"
+    ]  # fmt: skip
+    for name in made:
+        recipe = model_recipe(models, name)
+        assert (ROOT.parent / "shared" / "data" / data_folder(recipe)).is_dir(), name
+    assert reused_models(model_recipe(models, "en_gum_seq2seq_ensemble")) == ["en_gum_seq2seq"]
+
+
+def test_an_ensemble_that_reuses_itself_is_one_line(tmp_path):
+    models = tmp_path / "models"
+    (models / "loop").mkdir(parents=True)
+    (models / "loop" / "recipe.toml").write_text(
+        '[model]\nname = "loop"\narch = "ensemble"\ntreebank = "en_tiny"\n[ensemble]\nrecipe = "recipe.toml"\n'
+        'models = ["../loop"]\nseeds = [2]\n'
+    )
+    arguments = ["--work-dir", tmp_path / "work", "--models-dir", models, "--data", tmp_path]
+    assert_one_error_line(release("make", "loop", *arguments), "reuses itself")

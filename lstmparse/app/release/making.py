@@ -62,13 +62,24 @@ def make(names: list[str], models_dir: Path, data_dir: Path, work_dir: Path, log
     return shipped
 
 
-def make_one(name: str, models_dir: Path, data_dir: Path, work_dir: Path, log: TextIO, shipped: list[str]) -> None:
-    """One model (after the models its ensemble reuses, unless ``shipped`` has them), appended to ``shipped``."""
+def make_one(
+    name: str,
+    models_dir: Path,
+    data_dir: Path,
+    work_dir: Path,
+    log: TextIO,
+    shipped: list[str],
+    within: tuple[str, ...] = (),
+) -> None:
+    """One model (after the models its ensemble reuses, unless ``shipped`` has them), appended to ``shipped``;
+    ``within``: the ensembles being made that reuse it (a model cannot reuse itself)."""
     if name in shipped:
         return
+    if name in within:
+        raise ConfigurationError(f"{models_dir / name / RECIPE}: the ensemble reuses itself ({' -> '.join(within)})")
     recipe = model_recipe(models_dir, name)
     for reused in reused_models(recipe):
-        make_one(reused, models_dir, data_dir, work_dir, log, shipped)
+        make_one(reused, models_dir, data_dir, work_dir, log, shipped, (*within, name))
     folder = data_dir / data_folder(recipe)
     if not folder.is_dir():
         raise ConfigurationError(f"{recipe.path}: its treebank {recipe.treebank} is not in {data_dir} ({folder})")
@@ -113,8 +124,8 @@ def reused_models(recipe: Recipe) -> list[str]:
 
 
 def train_model(recipe: Recipe, folder: Path, model_dir: Path, job_dir: Path, log: TextIO) -> None:
-    """``lstmparse train --recipe`` in a process of its own (DyNet takes its seed once a process), its progress on
-    ``log``'s stderr as it comes; its CPU time added to the job's total, an interrupted attempt's too."""
+    """``lstmparse train --recipe`` in a process of its own (DyNet takes its seed once a process), showing its
+    progress on this process's stderr; its CPU time added to the job's total, an interrupted attempt's too."""
     job_dir.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "lstmparse", "train", "--recipe", str(recipe.path), "--treebank", str(folder)]
     command += ["--model-dir", str(model_dir)]
