@@ -85,6 +85,23 @@ def test_a_shipped_model_names_no_path_of_the_machine_and_parses_as_the_one_it_c
     assert lstmparse.load(target).parse_text(text) == lstmparse.load(SHIPPED).parse_text(text)
 
 
+def test_shipping_the_same_files_again_keeps_the_speed_measured_and_new_files_are_measured(farm_run, tmp_path):
+    models, _ = farm_run
+    copy = tmp_path / "models"
+    shutil.copytree(models, copy)
+    card_path = copy / "ta_ttb_pipeline" / "card.json"
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    sentinel = {"sentences_per_second": 0.5, "words_per_second": 1, "measured_on": "then"}
+    card_path.write_text(json.dumps({**card, "speed": sentinel}), encoding="utf-8")
+    ship(models.parent / "work", copy / "remake.toml", copy, log=open("/dev/null", "w"))
+    assert json.loads(card_path.read_text(encoding="utf-8"))["speed"] == sentinel
+    config = json.loads((copy / "ta_ttb_pipeline" / "tokenizer" / "config.json").read_text(encoding="utf-8"))
+    vocabulary = copy / "ta_ttb_pipeline" / "tokenizer" / config["vocab_file"]
+    vocabulary.write_text(vocabulary.read_text(encoding="utf-8") + " ", encoding="utf-8")  # the shipped files differ
+    ship(models.parent / "work", copy / "remake.toml", copy, log=open("/dev/null", "w"))
+    assert json.loads(card_path.read_text(encoding="utf-8"))["speed"]["sentences_per_second"] > 0.5
+
+
 def test_the_catalogue_lists_the_shipped_model_with_its_figures_and_recipe(farm_run):
     models, _ = farm_run
     page = catalogue(models)

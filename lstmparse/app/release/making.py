@@ -19,7 +19,6 @@ pipelines are remade by the farm instead, beside UDPipe 1 (``models/remake.toml`
 
 from __future__ import annotations
 
-import filecmp
 import json
 import os
 import resource
@@ -35,7 +34,7 @@ from lstmparse import __version__
 from lstmparse.app.farm.commands import add_spent, spent_seconds
 from lstmparse.app.recipes import RESUMABLE, Recipe, data_folder, read_recipe
 from lstmparse.app.release.cards import ABSOLUTE_PATH, epochs_reached, treebank_version
-from lstmparse.app.release.shipping import copy_model, replace_directory
+from lstmparse.app.release.shipping import copy_model, replace_directory, same_model_files
 from lstmparse.core.model_io import CARD, CONFIG
 from lstmparse.errors import ConfigurationError
 
@@ -217,16 +216,6 @@ def check_reused_members(model_dir: Path, models_dir: Path) -> None:
             raise ConfigurationError(
                 f"{model_dir}: its member {member} is not the shipped {shipped}: make {member.name} first"
             )
-
-
-def same_model_files(made: Path, shipped: Path) -> bool:
-    """Whether ``shipped`` holds the parameters and vocabulary of ``made`` (the files a load reads)."""
-    try:
-        config = json.loads((made / CONFIG).read_text(encoding="utf-8"))
-        names = [config[key] for key in ("params_file", "vocab_file") if config.get(key)]
-        return bool(names) and all(filecmp.cmp(made / name, shipped / name, shallow=False) for name in names)
-    except (OSError, ValueError):
-        return False
 
 
 def score_model(model_dir: Path, gold: Path) -> Scored:

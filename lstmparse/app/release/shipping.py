@@ -21,7 +21,7 @@ from typing import TextIO
 from lstmparse import __version__
 from lstmparse.app.farm.plan import Plan, Setting
 from lstmparse.app.farm.plan_file import read_plan
-from lstmparse.app.recipes import read_recipe
+from lstmparse.app.recipes import Recipe, read_recipe
 from lstmparse.app.release.cards import (
     ABSOLUTE_PATH,
     epochs_reached,
@@ -54,14 +54,36 @@ def ship(work_dir: Path, plan_path: Path, models_dir: Path, log: TextIO) -> list
     return shipped
 
 
+def cell_directory(work_dir: Path, row: dict) -> Path:
+    """Where the farm run keeps the model of a results row."""
+    return work_dir / "models" / row["treebank"] / row["setting"] / f"s{row['seed']}"
+
+
+def cell_recipe(setting: Setting, treebank: str) -> Recipe:
+    """The recipe a setting made ``treebank``'s model by (it names the shipped model)."""
+    assert setting.recipe is not None
+    return read_recipe(setting.recipe.replace("{treebank}", treebank))
+
+
+def same_model_files(made: Path, shipped: Path) -> bool:
+    """Whether ``shipped`` holds the parameters and vocabulary of ``made`` (the files a load reads)."""
+    import filecmp
+
+    try:
+        config = json.loads((made / CONFIG).read_text(encoding="utf-8"))
+        names = [config[key] for key in MODEL_FILE_KEYS if config.get(key)]
+        return bool(names) and all(filecmp.cmp(made / name, shipped / name, shallow=False) for name in names)
+    except (OSError, ValueError):
+        return False
+
+
 def ship_cell(row: dict, setting: Setting, plan: Plan, rows: list[dict], work_dir: Path, models_dir: Path) -> str:
     """One evaluated cell into ``models/NAME``, with its card; the model's name."""
     from lstmparse.pipeline.recipe import treebank_folder
 
     treebank = row["treebank"]
-    assert setting.recipe is not None
-    recipe = read_recipe(setting.recipe.replace("{treebank}", treebank))
-    source = work_dir / "models" / treebank / row["setting"] / f"s{row['seed']}"
+    recipe = cell_recipe(setting, treebank)
+    source = cell_directory(work_dir, row)
     folder = treebank_folder(plan.treebanks[treebank].path)
     roots = {source: "", folder.path: f"{treebank}/", work_dir / "data" / treebank: f"{treebank}/"}
     target = models_dir / recipe.name
@@ -86,13 +108,39 @@ def ship_cell(row: dict, setting: Setting, plan: Plan, rows: list[dict], work_di
         "dev": only_measures(row["dev"]),
         "test": only_measures(row["test"]),
         "udpipe1": None if reference is None else {split: only_measures(reference[split]) for split in ("dev", "test")},
-        "speed": parsing_speed(staging, folder.test) if folder.test is not None else None,
+        "speed": shipped_speed(staging, target, folder.test),
         "figures": figures_line(row["test"], reference),
     }
     text = json.dumps({key: value for key, value in card.items() if value not in (None, "", [], {})}, indent=2)
     (staging / CARD).write_text(text + "\n", encoding="utf-8")
     replace_directory(staging, target)
     return recipe.name
+
+
+def shipped_speed(staging: Path, target: Path, test: Path | None) -> dict | None:
+    """The model's speed: measured, unless ``target`` already ships the same files (then its card's stays, so
+    that shipping a run again does not change a card by the noise of a second measurement)."""
+    if test is None:
+        return None
+    if same_files(staging, target, ignored=(CARD, "recipe.toml")):
+        previous = json.loads((target / CARD).read_text(encoding="utf-8")).get("speed")
+        if previous:
+            return previous
+    return parsing_speed(staging, test)
+
+
+def same_files(left: Path, right: Path, ignored: tuple[str, ...]) -> bool:
+    """Whether two directories hold the same files, byte for byte (the top level's ``ignored`` names aside)."""
+    import filecmp
+
+    def files(root: Path) -> set[Path]:
+        found = {path.relative_to(root) for path in root.rglob("*") if path.is_file()}
+        return {path for path in found if path.as_posix() not in ignored}
+
+    if not right.is_dir():
+        return False
+    names = files(left)
+    return names == files(right) and all(filecmp.cmp(left / name, right / name, shallow=False) for name in names)
 
 
 def parsing_speed(directory: Path, test: Path) -> dict:
