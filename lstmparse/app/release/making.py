@@ -25,16 +25,20 @@ import resource
 import subprocess
 import sys
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from lstmparse import __version__
 from lstmparse.app.farm.commands import add_spent, spent_seconds
 from lstmparse.app.recipes import RESUMABLE, Recipe, data_folder, read_recipe
-from lstmparse.app.release.cards import ABSOLUTE_PATH, epochs_reached, treebank_version
-from lstmparse.app.release.shipping import copy_model, replace_directory, same_model_files
+from lstmparse.app.release.shipping import (
+    copy_model,
+    one_thread,
+    put_in_place,
+    recipe_card,
+    same_model_files,
+    without_paths,
+)
 from lstmparse.core.model_io import CARD, CONFIG
 from lstmparse.errors import ConfigurationError
 
@@ -151,56 +155,26 @@ def children_cpu_seconds() -> float:
 
 def ship_made(recipe: Recipe, model_dir: Path, folder: Path, models_dir: Path, cpu_minutes: float, log) -> None:
     """The made model scored on dev and test, and written over ``models_dir/NAME`` with its card and recipe."""
-    from lstmparse.pipeline.recipe import language_of
+    from lstmparse.pipeline.recipe import treebank_folder
 
     check_reused_members(model_dir, models_dir)
+    treebank = treebank_folder(folder, "ptb" if (folder / "train.ptb").is_file() else "conllu")
     built = json.loads((model_dir / CARD).read_text(encoding="utf-8"))
-    extension = "ptb" if (folder / "train.ptb").is_file() else "conllu"
-    dev, test = (split_file(folder, split, extension) for split in ("dev", "test"))
     print(f"lstmparse: scoring {recipe.name} on {folder.name}'s dev and test", file=log, flush=True)
-    scored_dev = score_model(model_dir, dev) if dev is not None else None
-    scored_test = score_model(model_dir, test) if test is not None else None
-    roots = {model_dir: "", folder: f"{folder.name}/"}
-    staging = copy_model(model_dir, models_dir / recipe.name, roots, siblings=True)
+    scored_dev = score_model(model_dir, treebank.dev) if treebank.dev is not None else None
+    scored_test = score_model(model_dir, treebank.test) if treebank.test is not None else None
+    staging = copy_model(model_dir, models_dir / recipe.name, {model_dir: "", folder: f"{folder.name}/"}, siblings=True)
     (staging / RECIPE).write_bytes(recipe.path.read_bytes())
-    card = {
-        "name": recipe.name,
-        "description": recipe.description,
-        "language": built.get("language") or language_of(folder / "train.conllu") or "?",
-        "task": built.get("task", recipe.arch),
-        "treebank": folder.name,
-        "treebank_version": treebank_version(folder),
-        "licence": licence(folder),
-        "recipe": RECIPE,
-        "lstmparse_version": __version__,
-        "seed": built.get("seeds") or (recipe.seed if recipe.seed is not None else 1),
-        "cpu_minutes": round(cpu_minutes, 1) if cpu_minutes else None,
-        "epochs": epochs_reached(model_dir),
-        "choices": [line for line in built.get("choices", []) if not ABSOLUTE_PATH.search(line)],
-        "notes": [line for line in built.get("notes", []) if not ABSOLUTE_PATH.search(line)],
+    seed = built.get("seeds") or (recipe.seed if recipe.seed is not None else 1)
+    card = recipe_card(recipe, treebank, built, seed, round(cpu_minutes, 1) or None, model_dir) | {
+        "notes": without_paths(built.get("notes", [])),
         "dev": {} if scored_dev is None else scored_dev.figures,
         "test": {} if scored_test is None else scored_test.figures,
         "speed": None if scored_test is None else speed(scored_test, folder.name),
         "figures": figures_line(folder.name, scored_test, reads_tags(model_dir)),
     }
-    text = json.dumps({key: value for key, value in card.items() if value not in (None, "", [], {})}, indent=2)
-    (staging / CARD).write_text(text + "\n", encoding="utf-8")
-    replace_directory(staging, models_dir / recipe.name)
+    put_in_place(staging, models_dir / recipe.name, card)
     print(f"lstmparse: models/{recipe.name}: {card['figures']}", file=log, flush=True)
-
-
-def licence(folder: Path) -> str:
-    """The licence the treebank's ``LICENSE.txt`` names, in short."""
-    from lstmparse.pipeline.recipe import licence_name
-
-    path = folder / "LICENSE.txt"
-    return licence_name(path.read_text(encoding="utf-8", errors="replace")) if path.is_file() else "unknown"
-
-
-def split_file(folder: Path, split: str, extension: str) -> Path | None:
-    from lstmparse.pipeline.recipe import treebank_file
-
-    return treebank_file(folder, split, extension)
 
 
 def check_reused_members(model_dir: Path, models_dir: Path) -> None:
@@ -232,15 +206,6 @@ def score_model(model_dir: Path, gold: Path) -> Scored:
         if arch in CONSTITUENCY_ARCHS:
             return bracket_scores(model_dir, gold)
         return dependency_scores(model_dir, gold)
-
-
-def one_thread():  # noqa: ANN201 - a context manager
-    """NumPy's BLAS on one thread while a model is timed (without ``threadpoolctl``, as its environment says)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return nullcontext()
-    return threadpool_limits(1)
 
 
 PARSER_MEASURES = ("UAS", "LAS")  # what a parser without a tagger predicts (its tag columns are the gold ones)

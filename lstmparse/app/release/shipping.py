@@ -16,7 +16,7 @@ import json
 import re
 import shutil
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from lstmparse import __version__
 from lstmparse.app.farm.plan import Plan, Setting
@@ -31,6 +31,9 @@ from lstmparse.app.release.cards import (
 )
 from lstmparse.core.model_io import CARD, CONFIG, atomic_write
 from lstmparse.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from lstmparse.pipeline.recipe import TreebankFolder
 
 RESULTS = "results.json"  # in models/: the shipped models' rows and UDPipe 1's beside them
 MODEL_FILE_KEYS = ("vocab_file", "params_file")
@@ -91,30 +94,60 @@ def ship_cell(row: dict, setting: Setting, plan: Plan, rows: list[dict], work_di
     shutil.copy2(recipe.path, staging / "recipe.toml")
     reference = next((r for r in reference_rows(rows, treebank, plan) if "test" in r), None)
     built = json.loads((source / CARD).read_text(encoding="utf-8")) if (source / CARD).is_file() else {}
-    card = {
-        "name": recipe.name,
-        "description": recipe.description,
-        "language": folder.language or "?",
+    card = recipe_card(recipe, folder, built, row["seed"], row.get("cpu_minutes"), source) | {
         "task": built.get("task", "raw text to dependency trees"),
         "treebank": treebank,
-        "treebank_version": treebank_version(folder.path),
-        "licence": folder.licence or "see the treebank's LICENSE.txt",
-        "recipe": "recipe.toml",
-        "lstmparse_version": __version__,
-        "seed": row["seed"],
-        "cpu_minutes": row.get("cpu_minutes"),
-        "epochs": epochs_reached(source),
-        "choices": [line for line in built.get("choices", []) if not ABSOLUTE_PATH.search(line)],
         "dev": only_measures(row["dev"]),
         "test": only_measures(row["test"]),
         "udpipe1": None if reference is None else {split: only_measures(reference[split]) for split in ("dev", "test")},
         "speed": shipped_speed(staging, target, folder.test),
         "figures": figures_line(row["test"], reference),
     }
+    put_in_place(staging, target, card)
+    return recipe.name
+
+
+def recipe_card(recipe: Recipe, folder: TreebankFolder, built: dict, seed, cpu_minutes, source: Path) -> dict:  # noqa: ANN001
+    """What every shipped card says of a model made by ``recipe`` from ``folder`` (``built``: the card training
+    wrote in ``source``): the model, its data, what makes it again, what it cost, the choices made on dev."""
+    return {
+        "name": recipe.name,
+        "description": recipe.description,
+        "language": folder.language or built.get("language") or "?",
+        "task": built.get("task", recipe.arch),
+        "treebank": folder.path.name,
+        "treebank_version": treebank_version(folder.path),
+        "licence": folder.licence or "see the treebank's LICENSE.txt",
+        "recipe": "recipe.toml",
+        "lstmparse_version": __version__,
+        "seed": seed,
+        "cpu_minutes": cpu_minutes,
+        "epochs": epochs_reached(source),
+        "choices": without_paths(built.get("choices", [])),
+    }
+
+
+def without_paths(lines: list[str]) -> list[str]:
+    """The lines that name no path of the machine that made the model."""
+    return [line for line in lines if not ABSOLUTE_PATH.search(line)]
+
+
+def put_in_place(staging: Path, target: Path, card: dict) -> None:
+    """The staged model, with its card (empty entries left out), renamed over ``target``."""
     text = json.dumps({key: value for key, value in card.items() if value not in (None, "", [], {})}, indent=2)
     (staging / CARD).write_text(text + "\n", encoding="utf-8")
     replace_directory(staging, target)
-    return recipe.name
+
+
+def one_thread():  # noqa: ANN201 - a context manager
+    """NumPy's BLAS on one thread while a model is timed (without ``threadpoolctl``, as its environment says)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        from contextlib import nullcontext
+
+        return nullcontext()
+    return threadpool_limits(1)
 
 
 def shipped_speed(staging: Path, target: Path, test: Path | None) -> dict | None:
@@ -147,7 +180,6 @@ def parsing_speed(directory: Path, test: Path) -> dict:
     """Sentences and words a second from raw text (the test set's, rebuilt), one thread: what the language rule
     (:func:`lstmparse.core.languages.by_language_rule`) and ``lstmparse models`` read."""
     import time
-    from contextlib import nullcontext
 
     from lstmparse.app.accuracy import run_model
     from lstmparse.core.backend import configure_defaults
@@ -156,14 +188,8 @@ def parsing_speed(directory: Path, test: Path) -> dict:
     configure_defaults()
     from lstmparse.pipeline.api import Pipeline
 
-    try:
-        from threadpoolctl import threadpool_limits
-
-        one_thread = threadpool_limits(1)
-    except ImportError:  # without it, NumPy's BLAS threads as its environment says
-        one_thread = nullcontext()
     gold = list(read_sentences(str(test)))
-    with one_thread:
+    with one_thread():
         pipeline = Pipeline.assemble(directory)
         run_model(pipeline, gold[:1], "raw")  # what a first sentence loads (the encoder's weights) is not parsing
         started = time.process_time()
