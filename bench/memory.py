@@ -73,7 +73,8 @@ def test_input(model: str, sentences: int, folder: Path) -> list[str]:
         path = folder / "test.ptb"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return ["--input-format", "ptb", "--input", str(path)]
-    treebank = read_card(resolve_model(model)).get("data") or "en_ewt"  # a language's pipeline: its own test set
+    card = read_card(resolve_model(model))
+    treebank = card.get("treebank") or card.get("data") or "en_ewt"  # a language's pipeline: its own test set
     if not (DATA / "ud" / treebank / "test.conllu").is_file():
         treebank = "en_ewt"
     blocks = (DATA / "ud" / treebank / "test.conllu").read_text(encoding="utf-8").split("\n\n")[:sentences]

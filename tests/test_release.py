@@ -122,6 +122,18 @@ def test_the_readmes_languages_table_is_made_from_the_results_between_its_marker
     assert with_languages_table("# No markers\n", models) == "# No markers\n"
 
 
+def test_the_benchmark_pages_every_measure_is_made_from_the_results_between_its_markers(farm_run):
+    from lstmparse.app.release.catalogue import RESULTS_END, RESULTS_START, with_every_measure
+
+    models, _ = farm_run
+    page = f"# Results\n\n{RESULTS_START}\nold rows\n{RESULTS_END}\n\n## Speed\n"
+    made = with_every_measure(page, models)
+    assert "old rows" not in made and made.endswith(RESULTS_END + "\n\n## Speed\n")
+    assert "| ta_ttb | pipeline | " in made and "| ta_ttb | udpipe1 | " in made
+    assert with_every_measure(made, models) == made
+    assert with_every_measure("# No markers\n", models) == "# No markers\n"
+
+
 def test_portable_rewrites_paths_inside_the_model_the_treebank_and_elsewhere(tmp_path):
     model, treebank = tmp_path / "run" / "m", tmp_path / "data" / "hu"
     roots = {model: "", treebank: "hu/"}

@@ -76,8 +76,8 @@ def make(names: tuple[str, ...], work_dir: Path, models_dir: Path, data_dir: Pat
 @click.option("--check", is_flag=True, help="write nothing; exit 1 if the page is not what the models make")
 @clean_errors
 def catalogue(models_dir: Path, check: bool) -> None:
-    """Write --models-dir/README.md from the models' cards, recipes and results, and the languages table of the
-    README beside it (between its markers)."""
+    """Write --models-dir/README.md from the models' cards, recipes and results, and the languages tables of the
+    README and bench/RESULTS.md beside it (between their markers)."""
     if check:
         for path, made in made_pages(models_dir).items():
             if (path.read_text(encoding="utf-8") if path.is_file() else "") != made:
@@ -107,14 +107,15 @@ def table(results: str, source: str, measures: str, side_by_side: bool) -> None:
 
 
 def made_pages(models_dir: Path) -> dict[Path, str]:
-    """What the models make: the catalogue, and the README beside --models-dir with its languages table."""
+    """What the models make: the catalogue, and the project's pages beside --models-dir with their tables."""
+    from lstmparse.app.release.catalogue import PAGES_WITH_TABLES
     from lstmparse.app.release.catalogue import catalogue as page
-    from lstmparse.app.release.catalogue import with_languages_table
 
     pages = {models_dir / "README.md": page(models_dir)}
-    readme = models_dir.parent / "README.md"
-    if readme.is_file():
-        pages[readme] = with_languages_table(readme.read_text(encoding="utf-8"), models_dir)
+    for relative, with_tables in PAGES_WITH_TABLES.items():
+        path = models_dir.parent / relative
+        if path.is_file():
+            pages[path] = with_tables(path.read_text(encoding="utf-8"), models_dir)
     return pages
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from lstmparse.app.catalog import model_info
 from lstmparse.app.recipes import Recipe, data_folder, read_recipe
 from lstmparse.app.release.shipping import RESULTS
-from lstmparse.app.release.tables import languages_block, published
+from lstmparse.app.release.tables import languages_block, published, side_by_side
 from lstmparse.core.model_io import CONFIG
 
 HEADER = """# Models
@@ -54,15 +54,34 @@ def catalogue(models_dir: Path) -> str:
 
 README_START = "<!-- languages: written by lstmparse release catalogue from models/results.json -->"
 README_END = "<!-- end of languages -->"
+RESULTS_START = "<!-- languages, every measure: written by lstmparse release catalogue from models/results.json -->"
+RESULTS_END = "<!-- end of every measure -->"
 
 
 def with_languages_table(readme: str, models_dir: Path) -> str:
     """The project's README with its languages table (between :data:`README_START` and :data:`README_END`) made
     from ``models_dir``'s results, as the catalogue's; a README without the markers is returned as it is."""
-    start, end = readme.find(README_START), readme.find(README_END)
+    return with_block(readme, README_START, README_END, languages_block(results_rows(models_dir)))
+
+
+def with_every_measure(results_page: str, models_dir: Path) -> str:
+    """``bench/RESULTS.md`` with every CoNLL 2018 measure of the shipped pipelines and UDPipe 1 from raw text
+    (between :data:`RESULTS_START` and :data:`RESULTS_END`), from the same results as the languages table."""
+    rows = results_rows(models_dir)
+    block = side_by_side(rows, "raw") if rows else "No pipeline has been remade by the farm yet."
+    return with_block(results_page, RESULTS_START, RESULTS_END, block)
+
+
+def with_block(text: str, start_marker: str, end_marker: str, block: str) -> str:
+    """``text`` with what lies between its two markers replaced by ``block``; without the markers, ``text``."""
+    start, end = text.find(start_marker), text.find(end_marker)
     if start < 0 or end < start:
-        return readme
-    return f"{readme[:start]}{README_START}\n{languages_block(results_rows(models_dir))}\n{readme[end:]}"
+        return text
+    return f"{text[:start]}{start_marker}\n{block}\n{text[end:]}"
+
+
+PAGES_WITH_TABLES = {"README.md": with_languages_table, "bench/RESULTS.md": with_every_measure}
+"""The project's pages (from the root, the folder above ``models/``) with blocks written from the results."""
 
 
 def results_rows(models_dir: Path) -> list[dict]:
