@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -274,6 +273,4 @@ def _rss_mib() -> float:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("PYTHONPATH", str(ROOT))
     main()

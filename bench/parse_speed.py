@@ -13,13 +13,9 @@ import argparse
 import json
 import resource
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from lstmparse.core import backend  # noqa: E402
+from lstmparse.core import backend
 
 backend.configure(seed=1)
 

@@ -29,6 +29,7 @@ import os
 import platform
 import random
 import resource
+import runpy
 import statistics
 import subprocess
 import sys
@@ -189,8 +190,7 @@ def parse_worker(args) -> dict:
 
 def train_worker(args) -> dict:
     """Words + UPOS, arc-swap, lock-step batches: bench/training.py's row for this batch size."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    from training import measure
+    measure = runpy.run_path(str(Path(__file__).with_name("training.py")))["measure"]  # a sibling script, by path
 
     size = int(args.argument)
     row = measure(f"wp:lockstep:{size}", args.treebank, args.train_sentences)

@@ -154,3 +154,13 @@ def test_parsing_pools_start_lean_and_training_pools_with_room_for_the_backward_
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0 and result.stdout.strip() == "64", result.stderr + result.stdout
+
+
+def test_every_benchmark_is_listed_in_benchs_readme_and_none_edits_the_import_path():
+    """bench/ holds benchmarks only, each findable from bench/README.md, importing the installed package as users do."""
+    bench = ROOT / "bench"
+    listed = (bench / "README.md").read_text(encoding="utf-8")
+    scripts = sorted(bench.glob("*.py"))
+    assert scripts
+    assert [path.name for path in scripts if f"`{path.name}`" not in listed] == []
+    assert [path.name for path in scripts if "sys.path" in path.read_text(encoding="utf-8")] == []
