@@ -12,6 +12,7 @@ beside the old one and renamed over it, keeping the recipe; its figures go into
 
 from __future__ import annotations
 
+import filecmp
 import json
 import re
 import shutil
@@ -70,8 +71,6 @@ def cell_recipe(setting: Setting, treebank: str) -> Recipe:
 
 def same_model_files(made: Path, shipped: Path) -> bool:
     """Whether ``shipped`` holds the parameters and vocabulary of ``made`` (the files a load reads)."""
-    import filecmp
-
     try:
         config = json.loads((made / CONFIG).read_text(encoding="utf-8"))
         names = [config[key] for key in MODEL_FILE_KEYS if config.get(key)]
@@ -107,7 +106,14 @@ def ship_cell(row: dict, setting: Setting, plan: Plan, rows: list[dict], work_di
     return recipe.name
 
 
-def recipe_card(recipe: Recipe, folder: TreebankFolder, built: dict, seed, cpu_minutes, source: Path) -> dict:  # noqa: ANN001
+def recipe_card(
+    recipe: Recipe,
+    folder: TreebankFolder,
+    built: dict,
+    seed: int | list[int],
+    cpu_minutes: float | None,
+    source: Path,
+) -> dict:
     """What every shipped card says of a model made by ``recipe`` from ``folder`` (``built``: the card training
     wrote in ``source``): the model, its data, what makes it again, what it cost, the choices made on dev."""
     return {
@@ -164,7 +170,6 @@ def shipped_speed(staging: Path, target: Path, test: Path | None) -> dict | None
 
 def same_files(left: Path, right: Path, ignored: tuple[str, ...]) -> bool:
     """Whether two directories hold the same files, byte for byte (the top level's ``ignored`` names aside)."""
-    import filecmp
 
     def files(root: Path) -> set[Path]:
         found = {path.relative_to(root) for path in root.rglob("*") if path.is_file()}
