@@ -166,7 +166,7 @@ def ship_made(recipe: Recipe, model_dir: Path, folder: Path, models_dir: Path, c
     staging = copy_model(model_dir, models_dir / recipe.name, {model_dir: "", folder: f"{folder.name}/"}, siblings=True)
     (staging / RECIPE).write_bytes(recipe.path.read_bytes())
     seed = built.get("seeds") or (recipe.seed if recipe.seed is not None else 1)
-    card = recipe_card(recipe, treebank, built, seed, round(cpu_minutes, 1) or None, model_dir) | {
+    card = recipe_card(recipe, treebank, built, seed, round(cpu_minutes, 2) if cpu_minutes > 0 else None, model_dir) | {
         "notes": without_paths(built.get("notes", [])),
         "dev": {} if scored_dev is None else scored_dev.figures,
         "test": {} if scored_test is None else scored_test.figures,
