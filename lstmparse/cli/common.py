@@ -21,7 +21,7 @@ class PretrainedParam(click.ParamType):
     name = "FILE|glove:N"
 
     def convert(self, value, param, ctx):
-        from lstmparse.layers.embeddings import is_packaged_vectors
+        from lstmparse.io.glove import is_packaged_vectors
 
         return value if is_packaged_vectors(value) else EXISTING_FILE.convert(value, param, ctx)
 

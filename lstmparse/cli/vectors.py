@@ -28,8 +28,8 @@ def vectors(treebanks, word_lists, encoder, output) -> None:
 
     from lstmparse.core.model_io import atomic_write
     from lstmparse.io.formats import read_sentences
+    from lstmparse.io.glove import write_word2vec
     from lstmparse.layers.encoders import word_encoder
-    from lstmparse.layers.glove import write_word2vec
 
     words = [form for path in treebanks for s in read_sentences(path) for form in s.forms]
     for path in word_lists:

@@ -4,7 +4,8 @@ Holds DyNet's one explicit configuration (``backend``), the registry of model fa
 (``families``: their parts named by import path, so reading it imports none), the
 options every run shares (``options``), vocabularies (``vocab``), windows and batches of
 sentences (``batching``), the one training loop (``training``), model directories
-(``model_io``: atomic saves, formats 1 and 2, where models are found), ensembles'
+(``model_io``: atomic saves, formats 1 and 2, where models are found), a packaged
+pretrained table named in a model rather than stored (``packaged_tables``), ensembles'
 manifests (``ensembles``) and worker processes that leave Ctrl-C to their parent
 (``processes``).
 

@@ -10,7 +10,9 @@ creation (``/_0``, ``/lstm-builder_1/_3``); it still loads, because every model
 creates its parameters in the same order as then.  A save writes and syncs the new generation's
 files first and then replaces ``config.json`` (which names them) with one atomic
 rename; old generations are removed only after that.  A save that is interrupted at
-any point therefore leaves the previous model complete and loadable.
+any point therefore leaves the previous model complete and loadable.  A pretrained table
+that an installed package holds (``--pretrained glove:N``) is named in the config rather
+than stored, and put back when the model is read (:mod:`lstmparse.core.packaged_tables`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lstmparse.core import families
+from lstmparse.core.packaged_tables import with_packaged_tables, without_packaged_tables
 from lstmparse.core.records import CONFIG, ModelRecord, directory_of, read_record
 from lstmparse.errors import ConfigurationError, ModelError
 from lstmparse.io.outputs import file_mode
@@ -102,9 +105,11 @@ def save_directory(
 ) -> None:
     """Write a model generation and switch ``config.json`` to it atomically.
 
-    ``params`` are named as model format ``version`` names them.
+    ``params`` are named as model format ``version`` names them; a pretrained table equal
+    to a packaged one is named in the config rather than stored (:mod:`packaged_tables`).
     """
     directory = Path(directory)
+    config, vocab, params = without_packaged_tables(config, vocab, params)
     directory.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(directory)
     generation = _next_generation(directory)
@@ -164,7 +169,9 @@ def load_directory(source: str | Path | ModelRecord) -> tuple[dict, dict, dict[s
     vocab_file, params_file = config.get("vocab_file"), config.get("params_file")
     if not all(isinstance(name, str) and name and "/" not in name for name in (vocab_file, params_file)):
         raise ModelError(f"{config_path}: names no vocabulary and parameter files")
-    return config, _read_json(directory / str(vocab_file)), _read_params(directory / str(params_file))
+    vocab, params = _read_json(directory / str(vocab_file)), _read_params(directory / str(params_file))
+    with_packaged_tables(directory, config, vocab, params)
+    return config, vocab, params
 
 
 def _read_json(path: Path) -> dict:

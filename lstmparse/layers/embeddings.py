@@ -9,6 +9,7 @@ import numpy as np
 
 from lstmparse.core.vocab import Vocabulary
 from lstmparse.errors import InputError
+from lstmparse.io.glove import is_packaged_vectors, packaged_vectors
 
 WORD_DROPOUT = 0.5  # probability of replacing a training singleton by the unknown word
 
@@ -37,27 +38,17 @@ def pretrained_ids(vocab: Vocabulary, forms: Sequence[str]) -> list[int]:
     return [vocab.get(form) or vocab.get(form.lower()) for form in forms]
 
 
-PACKAGED_GLOVE = "glove:"  # glove:N, the N most frequent words of the packaged GloVe table
-
-
-def is_packaged_vectors(source: str) -> bool:
-    """Whether ``source`` names a packaged table (``glove:50000``) rather than a file."""
-    return source.startswith(PACKAGED_GLOVE) and source[len(PACKAGED_GLOVE) :].isdigit()
-
-
 def read_word2vec(path: str) -> tuple[list[str], np.ndarray]:
     """Words and vectors from a word2vec text file (the optional header is skipped), or a packaged table.
 
-    ``glove:N`` is the N most frequent words of the GloVe wheel (:mod:`lstmparse.layers.glove`),
+    ``glove:N`` is the N most frequent words of the GloVe wheel (:mod:`lstmparse.io.glove`),
     so that a recipe names its vectors without a file of one machine.
 
     A line that is not a word and numbers, or whose vector length differs from the
     first vector's, is an :class:`InputError` naming its line.
     """
     if is_packaged_vectors(path):
-        from lstmparse.layers.glove import glove_vectors
-
-        return glove_vectors(int(path[len(PACKAGED_GLOVE) :]))
+        return packaged_vectors(path)
     words, vectors, width = [], [], None
     with open(path, encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, start=1):

