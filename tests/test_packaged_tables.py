@@ -1,4 +1,5 @@
-"""A model trained on the packaged GloVe table names it instead of storing it, and computes the same."""
+"""A model trained on the packaged GloVe table with --pretrained-by-name names it instead of storing it, and
+computes the same."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from conftest import ROOT, assert_one_error_line, run_cli
 
 from lstmparse.core import packaged_tables
 from lstmparse.core.model_io import CONFIG, load_directory
-from lstmparse.core.packaged_tables import CONFIG_KEY, without_packaged_tables
+from lstmparse.core.packaged_tables import CONFIG_KEY, asking_to_name, without_packaged_tables
 
 SAMPLE = ROOT / "data" / "sample.trees.conllu"
 FAMILIES = {  # arch: (training arguments, parse arguments)
@@ -25,7 +26,7 @@ FAMILIES = {  # arch: (training arguments, parse arguments)
 
 
 def stored_copy(named, target):
-    """The model with its table stored in its files, as models made before tables were named hold it."""
+    """The model with its table stored in its files, as a model trained without ``--pretrained-by-name`` holds it."""
     shutil.copytree(named, target)
     config, vocab, params = load_directory(target)
     config = {key: value for key, value in config.items() if key != CONFIG_KEY}
@@ -41,9 +42,25 @@ def trained(request, tmp_path_factory):
     arch = request.param
     model = tmp_path_factory.mktemp(arch) / "model"
     training, parsing = FAMILIES[arch]
-    result = run_cli("train", *training, "--epochs", "1", "--pretrained", "glove:300", "--model-dir", model)
+    common = ("--epochs", "1", "--pretrained", "glove:300", "--pretrained-by-name", "--model-dir", model)
+    result = run_cli("train", *training, *common)
     assert result.returncode == 0, result.stderr
     return arch, model, parsing
+
+
+def test_without_the_option_a_model_stores_its_table_and_the_option_needs_a_packaged_one(tmp_path):
+    training, _ = FAMILIES["tagger"]
+    result = run_cli("train", *training, "--epochs", "1", "--pretrained", "glove:300", "--model-dir", tmp_path / "m")
+    assert result.returncode == 0, result.stderr
+    config = json.loads((tmp_path / "m" / CONFIG).read_text(encoding="utf-8"))
+    assert CONFIG_KEY not in config and "pretrained" in np.load(tmp_path / "m" / config["params_file"]).files
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("the 0.5 0.25\n", encoding="utf-8")
+    for given in ((), ("--pretrained", vectors)):
+        result = run_cli(
+            "train", *training, "--epochs", "1", "--pretrained-by-name", *given, "--model-dir", tmp_path / "n"
+        )
+        assert_one_error_line(result, "--pretrained-by-name", "--pretrained glove:N")
 
 
 def test_the_table_is_named_in_the_config_and_not_stored(trained):
@@ -88,14 +105,15 @@ def test_a_table_unlike_the_package_is_stored(trained):
     """One number changed, one word changed, or counts that are not the package's: the table stays in the file."""
     _, vocab, params = load_directory(trained[1])
     name = next(name for name in params if name.split("/")[-1] == "pretrained")
-    assert without_packaged_tables({}, vocab, params)[0][CONFIG_KEY]  # as loaded: named
+    asked = asking_to_name({})
+    assert without_packaged_tables(asked, vocab, params)[0][CONFIG_KEY]  # as loaded: named
     changed = params[name].copy()
     changed[7, 3] += 1
-    assert CONFIG_KEY not in without_packaged_tables({}, vocab, params | {name: changed})[0]
+    assert CONFIG_KEY not in without_packaged_tables(asked, vocab, params | {name: changed})[0]
     words = dict(vocab["pretrained"], strings=["other", *vocab["pretrained"]["strings"][1:]])
-    assert CONFIG_KEY not in without_packaged_tables({}, vocab | {"pretrained": words}, params)[0]
+    assert CONFIG_KEY not in without_packaged_tables(asked, vocab | {"pretrained": words}, params)[0]
     counted = dict(vocab["pretrained"], counts=[1] * len(vocab["pretrained"]["counts"]))
-    assert CONFIG_KEY not in without_packaged_tables({}, vocab | {"pretrained": counted}, params)[0]
+    assert CONFIG_KEY not in without_packaged_tables(asked, vocab | {"pretrained": counted}, params)[0]
 
 
 def test_a_model_whose_package_holds_other_vectors_is_refused_in_one_line(trained, tmp_path):
@@ -129,7 +147,7 @@ def test_a_model_naming_a_table_of_a_package_not_installed_says_how_to_install_i
 def test_a_named_table_comes_back_as_the_exact_array_it_was(factor, tmp_path):
     """The table as training left it (GloVe's rows times the weight decay's factor) is what loading puts back,
     number for number; and its half-precision copy, named again, that copy."""
-    from lstmparse.core.model_io import save_directory, store_half_precision
+    from lstmparse.core.model_io import name_packaged_tables, save_directory, store_half_precision
     from lstmparse.io.glove import glove_vectors
 
     words, vectors = glove_vectors(200)
@@ -137,6 +155,8 @@ def test_a_named_table_comes_back_as_the_exact_array_it_was(factor, tmp_path):
     vocab = {"pretrained": {"strings": words, "counts": [0] * 200}, "words": {"strings": ["a"], "counts": [1]}}
     params = {"tokens/pretrained": table, "tokens/words": np.ones((2, 3), np.float32)}
     save_directory(tmp_path, {"arch": "stacklstm"}, vocab, params)
+    assert CONFIG_KEY not in load_directory(tmp_path)[0]  # stored unless asked
+    name_packaged_tables(tmp_path)
     config, loaded_vocab, loaded = load_directory(tmp_path)
     assert config[CONFIG_KEY]["tokens/pretrained"].get("scale", 1.0) == pytest.approx(factor, abs=1e-7)
     assert loaded_vocab == vocab and loaded["tokens/pretrained"].dtype == np.float32
@@ -146,3 +166,41 @@ def test_a_named_table_comes_back_as_the_exact_array_it_was(factor, tmp_path):
     assert config[CONFIG_KEY]["tokens/pretrained"]["dtype"] == "float16"
     assert np.array_equal(halved["tokens/pretrained"], table.astype(np.float16))
     assert halved["tokens/pretrained"].dtype == np.float16
+
+
+@pytest.mark.slow
+def test_a_pipeline_made_by_a_recipe_with_pretrained_by_name_names_the_table_in_every_part_that_reads_it(tmp_path):
+    from conftest import DATA, first_sentences
+
+    from lstmparse.pipeline.manifest import component_directories
+
+    for split, count in (("train", 60), ("dev", 20)):
+        text = first_sentences(DATA / "ud" / "en_ewt" / f"{split}.conllu", count)
+        (tmp_path / f"{split}.conllu").write_text(text, encoding="utf-8")
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(
+        '[model]\nname = "x"\narch = "pipeline"\n[train]\nepochs = 1\njackknife = 2\ntaggers = 2\n'
+        'joint_member = true\ncores = 2\nhalf_precision = true\npretrained = "glove:300"\npretrained_by_name = true\n'
+        'features = "words,pretrained,chars,pos"\n',
+        encoding="utf-8",
+    )
+    model = tmp_path / "m"
+    files = ("--train", tmp_path / "train.conllu", "--dev", tmp_path / "dev.conllu")
+    result = run_cli("train", "--recipe", recipe, *files, "--model-dir", model)
+    assert result.returncode == 0, result.stderr
+    named = {}
+    for part in component_directories(model):
+        config = json.loads((part / CONFIG).read_text(encoding="utf-8"))
+        named[part.name] = [entry["dtype"] for entry in config.get(CONFIG_KEY, {}).values()]
+    assert named["tagger"] == named["tagger_2"] == named["parser"] == ["float16"] and named["tokenizer"] == []
+    stored = tmp_path / "stored"
+    shutil.copytree(model, stored)
+    for part in component_directories(stored):
+        if named[part.name]:
+            scratch = stored_copy(part, tmp_path / part.name)
+            shutil.rmtree(part)
+            shutil.move(scratch, part)
+    text = ("--input-format", "raw", "--input", ROOT / "data" / "sample.raw.txt", "--quiet")
+    outputs = [run_cli("parse", "--model", path, *text) for path in (model, stored)]
+    assert outputs[0].returncode == 0, outputs[0].stderr
+    assert outputs[0].stdout == outputs[1].stdout and outputs[0].stdout

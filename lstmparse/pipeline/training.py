@@ -30,7 +30,7 @@ from typing import TextIO
 from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
 from lstmparse.core.ensembles import member_directories, write_ensemble
 from lstmparse.core.families import family
-from lstmparse.core.model_io import CARD, CONFIG, atomic_write, model_arch, store_half_precision
+from lstmparse.core.model_io import CARD, CONFIG, atomic_write, model_arch, name_packaged_tables, store_half_precision
 from lstmparse.core.options import RunOptions
 from lstmparse.core.records import read_record, training_ended
 from lstmparse.errors import ConfigurationError, ModelError
@@ -157,16 +157,20 @@ def joint_parser_options(parser: StackLSTMOptions, options: PipelineOptions) -> 
 
 
 def _finished(directory: Path, record: dict, started: float, options: PipelineOptions, log: TextIO) -> dict:
-    """The manifest written; the parameters halved if asked; the choices made on dev with the pipeline as it ships
-    (its ensembles, at its precision: :mod:`lstmparse.pipeline.choices`), into the manifest's block."""
+    """The manifest written; the parameters halved and the packaged tables named if asked; the choices made on dev
+    with the pipeline as it ships (its ensembles, at its precision: :mod:`lstmparse.pipeline.choices`), into the
+    manifest's block."""
     if options.joint_member:
         write_ensemble([directory / "parser", directory / JOINT_PARSER], directory / PARSERS_DIRECTORY)
     else:
         shutil.rmtree(directory / PARSERS_DIRECTORY, ignore_errors=True)  # an earlier run's, with a joint member
     _write_manifest(directory, record, started)
-    if options.half_precision:
-        for component in component_directories(directory):
+    for component in component_directories(directory):
+        if options.half_precision:
             store_half_precision(component)
+        if options.pretrained_by_name:
+            name_packaged_tables(component)
+    if options.half_precision:
         record["half_precision"] = True
     if options.dev:
         record["choices"] = choose_on_dev(Pipeline.load(directory), directory, options.dev, log=log)

@@ -322,7 +322,7 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     return jobs
 
 
-PIPELINE_ONLY = ("jackknife", "taggers", "joint_member", "half_precision", "cores")  # train --arch pipeline's own
+PIPELINE_ONLY = ("jackknife", "taggers", "joint_member", "half_precision", "pretrained_by_name", "cores")  # its own
 
 
 def tagless_parser_arguments(options: dict) -> dict[str, object]:
