@@ -168,6 +168,26 @@ def test_a_named_table_comes_back_as_the_exact_array_it_was(factor, tmp_path):
     assert halved["tokens/pretrained"].dtype == np.float16
 
 
+def test_a_decayed_table_is_named_before_it_is_halved_as_training_stores_a_model_for_shipping(tmp_path):
+    """A float16 table does not tell the weight decay's factor exactly: a model is named in float32, then halved
+    (``store_for_shipping``, what train --half-precision --pretrained-by-name does to every part)."""
+    from lstmparse.core.model_io import name_packaged_tables, save_directory, store_for_shipping, store_half_precision
+    from lstmparse.io.glove import glove_vectors
+
+    words, vectors = glove_vectors(200)
+    table = np.concatenate([np.zeros((1, 50), np.float32), vectors * np.float32(0.87)])
+    vocab = {"pretrained": {"strings": words, "counts": [0] * 200}}
+    for directory in (tmp_path / "halved_first", tmp_path / "shipped"):
+        save_directory(directory, {"arch": "stacklstm"}, vocab, {"tokens/pretrained": table})
+    store_half_precision(tmp_path / "halved_first")
+    name_packaged_tables(tmp_path / "halved_first")
+    assert CONFIG_KEY not in load_directory(tmp_path / "halved_first")[0]  # stored: no factor reproduces it
+    store_for_shipping(tmp_path / "shipped", half_precision=True, pretrained_by_name=True)
+    config, _, params = load_directory(tmp_path / "shipped")
+    assert config[CONFIG_KEY]["tokens/pretrained"]["dtype"] == "float16"
+    assert np.array_equal(params["tokens/pretrained"], table.astype(np.float16))
+
+
 @pytest.mark.slow
 def test_a_pipeline_made_by_a_recipe_with_pretrained_by_name_names_the_table_in_every_part_that_reads_it(tmp_path):
     from conftest import DATA, first_sentences

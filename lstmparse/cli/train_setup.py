@@ -185,22 +185,14 @@ def summary(record: dict) -> str:
     return "model saved"
 
 
-def store_half_precision_parts(model_dir: str) -> None:
-    """Every parameter file the model reads (a pipeline's parts, an ensemble's members) rewritten as float16."""
-    from lstmparse.core.model_io import store_half_precision
+def store_parts_for_shipping(model_dir: str, half_precision: bool, pretrained_by_name: bool) -> None:
+    """Every parameter file the model reads (a pipeline's parts, an ensemble's members) rewritten as asked: its
+    packaged table named (``--pretrained-by-name``), its parameters as float16 (``--half-precision``)."""
+    from lstmparse.core.model_io import store_for_shipping
     from lstmparse.pipeline.manifest import component_directories
 
     for directory in component_directories(model_dir):
-        store_half_precision(directory)
-
-
-def name_packaged_tables_of_parts(model_dir: str) -> None:
-    """Every part the model reads rewritten to name its packaged pretrained table (``--pretrained-by-name``)."""
-    from lstmparse.core.model_io import name_packaged_tables
-    from lstmparse.pipeline.manifest import component_directories
-
-    for directory in component_directories(model_dir):
-        name_packaged_tables(directory)
+        store_for_shipping(directory, half_precision, pretrained_by_name)
 
 
 def training_files(explicit: dict, model_dir: str, arch: str):
@@ -283,11 +275,11 @@ def write_training_card(
     command that made it, notes on what the figures are of)."""
     from lstmparse.app.catalog import training_card, write_card
 
-    if explicit.get("half_precision") and arch not in PIPELINE:  # a pipeline halves itself before its choices
-        store_half_precision_parts(options.model_dir)
-        notes.append("parameters stored as float16 after training (the dev figures are of float32)")
-    if explicit.get("pretrained_by_name") and arch not in PIPELINE:  # a pipeline names its parts' tables itself
-        name_packaged_tables_of_parts(options.model_dir)
+    if arch not in PIPELINE:  # a pipeline does it itself, before its choices
+        half, by_name = bool(explicit.get("half_precision")), bool(explicit.get("pretrained_by_name"))
+        store_parts_for_shipping(options.model_dir, half, by_name)
+        if half:
+            notes.append("parameters stored as float16 after training (the dev figures are of float32)")
     if record.get("averaged_epochs"):
         notes.append(AVERAGED.format(", ".join(map(str, record["averaged_epochs"]))))
     card = training_card(arch, options.train, record, treebank, explicit.get("language"), notes)

@@ -371,6 +371,15 @@ def name_packaged_tables(directory: str | Path) -> None:
     save_directory(directory, asking_to_name(stored), vocab, params, config["format_version"])
 
 
+def store_for_shipping(directory: str | Path, half_precision: bool, pretrained_by_name: bool) -> None:
+    """A trained model rewritten as asked: its packaged tables named, then its parameters halved (in this order:
+    the weight decay's factor on a table is found exactly only in float32, and a halved copy keeps it)."""
+    if pretrained_by_name:
+        name_packaged_tables(directory)
+    if half_precision:
+        store_half_precision(directory)
+
+
 def store_half_precision(directory: str | Path) -> None:
     """Rewrite a model's parameters as float16, halving its size (for shipping large models); they keep about three
     significant digits, so measure a halved model itself before quoting its accuracy."""

@@ -30,7 +30,7 @@ from typing import TextIO
 from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
 from lstmparse.core.ensembles import member_directories, write_ensemble
 from lstmparse.core.families import family
-from lstmparse.core.model_io import CARD, CONFIG, atomic_write, model_arch, name_packaged_tables, store_half_precision
+from lstmparse.core.model_io import CARD, CONFIG, atomic_write, model_arch, store_for_shipping
 from lstmparse.core.options import RunOptions
 from lstmparse.core.records import read_record, training_ended
 from lstmparse.errors import ConfigurationError, ModelError
@@ -166,10 +166,7 @@ def _finished(directory: Path, record: dict, started: float, options: PipelineOp
         shutil.rmtree(directory / PARSERS_DIRECTORY, ignore_errors=True)  # an earlier run's, with a joint member
     _write_manifest(directory, record, started)
     for component in component_directories(directory):
-        if options.half_precision:
-            store_half_precision(component)
-        if options.pretrained_by_name:
-            name_packaged_tables(component)
+        store_for_shipping(component, options.half_precision, options.pretrained_by_name)
     if options.half_precision:
         record["half_precision"] = True
     if options.dev:
