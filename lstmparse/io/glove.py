@@ -7,8 +7,8 @@ first 50,000 (10 MB, 5 MB in half precision) covers nearly every word of running
 English text.  ``python -m lstmparse.io.glove 50000 > glove50k.txt`` writes that
 table in the word2vec text format that ``lstmparse train --pretrained`` reads, so a
 model's training command names an ordinary file; ``glove:N`` names the same table
-without a file.  A model stores such a table by that name rather than its numbers
-(:mod:`lstmparse.core.packaged_tables`).
+without a file, and a model trained with ``--pretrained-by-name`` stores the table by
+that name rather than its numbers (:mod:`lstmparse.core.packaged_tables`).
 """
 
 from __future__ import annotations
@@ -55,8 +55,12 @@ def glove_vectors(top: int) -> tuple[list[str], np.ndarray]:
 
     directory = glove_directory()
     index = pyarrow.parquet.ParquetFile(directory / "glove_6B_index.parquet")
-    # the first batch of ``top`` rows only: a sixth of the time of reading all 400,000 words
-    words = next(index.iter_batches(batch_size=max(top, 1), columns=["index"])).column(0).to_pylist()[:top]
+    words: list[str] = []
+    for batch in index.iter_batches(batch_size=max(top, 1), columns=["index"]):  # the first rows only: the
+        words += batch.column(0).to_pylist()  # 50,000 of a model in a sixth of the time of all 400,000
+        if len(words) >= top:
+            break
+    words = words[:top]
     vectors = np.load(directory / "glove_6B_50d_emb.npy", mmap_mode="r")[:top]
     return words, np.asarray(vectors, dtype=np.float32)
 
