@@ -33,6 +33,7 @@ from lstmparse.cli.family_options import (
 from lstmparse.cli.train_setup import (
     HALVED_PIPELINE,
     build_recipe_pipeline,
+    check_pretrained_by_name,
     given_part_options,
     make_recipe_ensemble,
     part_values,
@@ -45,7 +46,6 @@ from lstmparse.cli.train_setup import (
     write_training_card,
 )
 from lstmparse.core.families import family
-from lstmparse.io.glove import is_packaged_vectors
 from lstmparse.layers import CHAR_LSTM_SIZE
 from lstmparse.layers.encoders import DEFAULT_ENCODER
 from lstmparse.pipeline.options import PipelineOptions
@@ -196,8 +196,7 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     "--pretrained-by-name",
     is_flag=True,
     families=STACK + SEQ2SEQ + TAGGER + PIPELINE,
-    help="with --pretrained glove:N: the model names the packaged table rather than storing its numbers (5.7 MB "
-    "less a part at 50,000 words in half precision); it then needs lstmparse[glove] to load",
+    help="with --pretrained glove:N: name the table, not store it (5.7 MB less a part); needs lstmparse[glove]",
 )
 @family_option(
     "--encoder",
@@ -424,8 +423,7 @@ def train(**given) -> None:
         explicit["part_options"] = parts
     if explicit.get("epochs_of"):
         explicit = with_epochs_of(explicit, arch)
-    if explicit.get("pretrained_by_name") and not is_packaged_vectors(str(explicit.get("pretrained") or "")):
-        raise click.UsageError("--pretrained-by-name names a packaged table: it needs --pretrained glove:N")
+    check_pretrained_by_name(explicit)
     treebank, data_notes = training_files(explicit, given["model_dir"], arch)
     if explicit.get("half_precision") and arch in PIPELINE:
         data_notes.append(HALVED_PIPELINE)

@@ -195,6 +195,14 @@ def store_parts_for_shipping(model_dir: str, half_precision: bool, pretrained_by
         store_for_shipping(directory, half_precision, pretrained_by_name)
 
 
+def check_pretrained_by_name(explicit: dict) -> None:
+    """``--pretrained-by-name`` names a packaged table: without ``--pretrained glove:N`` it is a usage error."""
+    from lstmparse.io.glove import is_packaged_vectors
+
+    if explicit.get("pretrained_by_name") and not is_packaged_vectors(str(explicit.get("pretrained") or "")):
+        raise click.UsageError("--pretrained-by-name names a packaged table: it needs --pretrained glove:N")
+
+
 def training_files(explicit: dict, model_dir: str, arch: str):
     """``--train``/``--dev`` from ``--treebank`` (a held-out dev if it has none); the folder, notes for the card.
 

@@ -10,10 +10,8 @@ creation (``/_0``, ``/lstm-builder_1/_3``); it still loads, because every model
 creates its parameters in the same order as then.  A save writes and syncs the new generation's
 files first and then replaces ``config.json`` (which names them) with one atomic
 rename; old generations are removed only after that.  A save that is interrupted at
-any point therefore leaves the previous model complete and loadable.  A model trained
-with ``--pretrained-by-name`` names the pretrained table an installed package holds
-(``--pretrained glove:N``) in its config rather than storing it, and reading it puts the
-table back (:mod:`lstmparse.core.packaged_tables`).
+any point therefore leaves the previous model complete and loadable.  ``--pretrained-by-name``
+names a packaged pretrained table rather than storing it (:mod:`lstmparse.core.packaged_tables`).
 """
 
 from __future__ import annotations
@@ -106,8 +104,7 @@ def save_directory(
 ) -> None:
     """Write a model generation and switch ``config.json`` to it atomically.
 
-    ``params`` are named as model format ``version`` names them; in a model that names its
-    packaged tables, such a table is named in the config rather than stored (:mod:`packaged_tables`).
+    ``params`` are named as model format ``version`` names them (a packaged table may be named, not stored).
     """
     directory = Path(directory)
     config, vocab, params = without_packaged_tables(config, vocab, params)
@@ -364,16 +361,13 @@ def _value_for(name: str, parameter, values: dict[str, np.ndarray]) -> np.ndarra
 
 
 def name_packaged_tables(directory: str | Path) -> None:
-    """Rewrite a model so that it names a pretrained table of an installed package (``--pretrained glove:N``)
-    rather than storing its numbers, now and whenever it is saved again (``--pretrained-by-name``)."""
-    config, vocab, params = load_directory(directory)
-    stored = {key: value for key, value in config.items() if key not in ("format_version", "vocab_file", "params_file")}
-    save_directory(directory, asking_to_name(stored), vocab, params, config["format_version"])
+    """Rewrite a model to name its packaged pretrained table, now and in later saves (``--pretrained-by-name``)."""
+    config, vocab, params = load_directory(directory)  # save_directory writes the files' names afresh
+    save_directory(directory, asking_to_name(config), vocab, params, config["format_version"])
 
 
 def store_for_shipping(directory: str | Path, half_precision: bool, pretrained_by_name: bool) -> None:
-    """A trained model rewritten as asked: its packaged tables named, then its parameters halved (in this order:
-    the weight decay's factor on a table is found exactly only in float32, and a halved copy keeps it)."""
+    """Its packaged tables named, then its parameters halved: only float32 tells the weight decay's factor exactly."""
     if pretrained_by_name:
         name_packaged_tables(directory)
     if half_precision:
