@@ -277,7 +277,12 @@ def test_every_shipped_pipeline_has_a_recipe_and_the_remake_plan_names_each():
         for treebank in plan.treebanks
         if setting.trains(treebank)
     }
-    assert remade == pipelines
+    to_make = {
+        path.parent.name
+        for path in (ROOT / "models").glob("*/recipe.toml")
+        if not (path.parent / "config.json").is_file()
+    }
+    assert remade == pipelines | to_make  # a recipe alone in its folder: a model the plan makes and has yet to ship
 
 
 def test_a_plan_naming_recipes_makes_each_treebank_the_jobs_of_its_own_recipe(tmp_path):
