@@ -177,3 +177,30 @@ def test_a_language_code_picks_the_most_accurate_pipeline_only_where_it_parses_a
     found = [ModelInfo(name, Path(name), "pipeline", "en", 1.0, "", card=c) for name, c in cards.items()]
     roles = language_roles(found)
     assert roles == {"en_fast": "fastest, --model en", "en_accurate": "most accurate"}
+
+
+def _row(treebank: str, setting: str, las: float) -> dict:
+    figures = {"raw": {"LAS": las, "UPOS": 90.0}}
+    return {"treebank": treebank, "setting": setting, "seed": 1, "dev": figures, "test": figures, "cpu_minutes": 1.0}
+
+
+def test_tables_show_a_setting_made_for_some_treebanks_only_beside_those_made_for_all():
+    """The remake plan's fast pipelines and English ensemble are made for some treebanks: each has its rows, and
+    the mean compares only the settings made for every treebank."""
+    from lstmparse.app.release.tables import languages_table, side_by_side
+
+    rows = [
+        _row("ta_ttb", "pipeline", 56.0),
+        _row("ta_ttb", "pipeline_fast", 52.0),
+        _row("ta_ttb", "udpipe1", 48.0),
+        _row("hu_szeged", "pipeline", 76.0),
+        _row("hu_szeged", "udpipe1", 66.0),
+    ]
+    rows[1]["model"] = "ta_ttb_pipeline_fast"
+    every = side_by_side(rows, "raw")
+    assert "| ta_ttb | pipeline_fast | " in every and "| hu_szeged | pipeline | " in every
+    assert "| hu_szeged | pipeline_fast |" not in every
+    assert every.endswith("Mean LAS over these 2 treebanks: pipeline 66.00, udpipe1 57.00.")
+    table = languages_table(rows)
+    assert "| ta_ttb | `ta_ttb_pipeline_fast` | 52.00 | 48.00 | +4.00 |" in table
+    assert "| hu_szeged | `hu_szeged` | 76.00 | 66.00 | +10.00 |" in table
