@@ -102,6 +102,19 @@ def test_shipping_the_same_files_again_keeps_the_speed_measured_and_new_files_ar
     assert json.loads(card_path.read_text(encoding="utf-8"))["speed"]["sentences_per_second"] > 0.5
 
 
+def test_a_cell_the_plan_no_longer_names_is_not_shipped(farm_run, tmp_path):
+    """A fast pipeline not fast enough to ship leaves the plan's setting and stays in the run only."""
+    models, _ = farm_run
+    copy = tmp_path / "models"
+    shutil.copytree(models, copy)
+    plan = copy / "remake.toml"
+    text = plan.read_text(encoding="utf-8").replace('recipe = "{treebank}', 'treebanks = ["hu_szeged"]\nrecipe = "{')
+    plan.write_text(f'[treebanks.hu_szeged]\npath = "{DATA / "ud" / "hu_szeged"}"\n{text}', encoding="utf-8")
+    (copy / "ta_ttb_pipeline" / "card.json").unlink()
+    assert ship(models.parent / "work", plan, copy, log=open("/dev/null", "w")) == []
+    assert not (copy / "ta_ttb_pipeline" / "card.json").exists()
+
+
 def test_the_catalogue_lists_the_shipped_model_with_its_figures_and_recipe(farm_run):
     models, _ = farm_run
     page = catalogue(models)
