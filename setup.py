@@ -16,7 +16,10 @@ MODELS = Path(__file__).resolve().parent / "models"
 
 def in_the_wheel(model: Path) -> bool:
     """English models ship with the package; the other languages install separately (``lstmparse models
-    --install``), so the wheel stays small: a model's card names its language (no card: English)."""
+    --install``), so the wheel stays small: a model's card names its language (no card: English). A folder
+    with a recipe and no ``config.json`` is a model still to make, with nothing to install."""
+    if not (model / "config.json").is_file():
+        return False
     card = model / "card.json"
     language = json.loads(card.read_text(encoding="utf-8")).get("language") if card.is_file() else None
     return language in (None, "en")

@@ -187,15 +187,20 @@ def test_without_lstmparse_models_it_installs_into_the_users_data_directory_wher
 
 
 def test_the_wheel_keeps_english_models_only(tmp_path):
-    """setup.py ships models whose card says English (or that have no card); other languages install separately."""
+    """setup.py ships models whose card says English (or that have no card); other languages install separately,
+    and a folder holding only a recipe (a model still to make: a fast pipeline before the farm made it) is no model."""
     source = (ROOT / "setup.py").read_text(encoding="utf-8").replace("setup(data_files=model_files())", "")
     namespace: dict = {"__file__": str(ROOT / "setup.py")}
     exec(compile(source, "setup.py", "exec"), namespace)  # noqa: S102 - our own setup.py, without its setup() call
     in_the_wheel = namespace["in_the_wheel"]
     for name, card in (("fr_model", {"language": "fr"}), ("en_model", {"language": "en"}), ("old_model", None)):
         (tmp_path / name).mkdir()
+        (tmp_path / name / "config.json").write_text("{}", encoding="utf-8")
         if card is not None:
             (tmp_path / name / "card.json").write_text(json.dumps(card), encoding="utf-8")
-    assert [in_the_wheel(tmp_path / name) for name in ("fr_model", "en_model", "old_model")] == [False, True, True]
+    (tmp_path / "en_to_make").mkdir()
+    (tmp_path / "en_to_make" / "recipe.toml").write_text('[model]\nname = "en_to_make"\n', encoding="utf-8")
+    names = ("fr_model", "en_model", "old_model", "en_to_make")
+    assert [in_the_wheel(tmp_path / name) for name in names] == [False, True, True, False]
     shipped = {target.split("/")[3] for target, _ in namespace["model_files"]()}
     assert shipped and all(name.startswith("en_") for name in shipped)
