@@ -122,3 +122,29 @@ def test_an_ensembles_members_are_chosen_on_dev_and_applied_on_load(tmp_path):
     parsers = getattr(pipeline.parser.model, "members", [pipeline.parser.model])
     assert (len(taggers), len(parsers)) == (chosen["taggers"]["value"], chosen["parsers"]["value"])
     assert len(loaded_members(pipeline, "tagger")) == 2 and len(loaded_members(pipeline, "parser")) == 2
+
+
+def test_a_pipeline_keeps_only_the_members_its_choices_use_and_parses_as_before(tmp_path):
+    """Hungarian's three taggers and two parsers, its block set to two taggers and one parser: the members left out
+    go (the parser part names its one member), and the pipeline parses as it did with every member stored."""
+    import lstmparse
+    from lstmparse.app.accuracy import run_model
+    from lstmparse.pipeline.choices import keep_chosen_members, loaded_members
+
+    model = tmp_path / "hu"
+    shutil.copytree(ROOT / "models" / "hu_szeged_pipeline", model)
+    manifest = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    manifest["choices"]["taggers"]["value"], manifest["choices"]["parsers"]["value"] = 2, 1
+    (model / "config.json").write_text(json.dumps(manifest), encoding="utf-8")
+    gold = list(read_sentences(str(DATA / "ud" / "hu_szeged" / "dev.conllu")))[:12]
+    before = [s.to_conllu() for s in run_model(lstmparse.load(model), gold, "raw").sentences]
+
+    removed = keep_chosen_members(model)
+
+    assert removed == ["parser_ensemble", "parser_joint", "tagger_3"]
+    assert not any((model / name).exists() for name in removed)
+    assert json.loads((model / "config.json").read_text(encoding="utf-8"))["parts"]["parser"] == "parser"
+    pipeline = lstmparse.load(model)
+    assert len(loaded_members(pipeline, "tagger")) == 2 and len(loaded_members(pipeline, "parser")) == 1
+    assert [s.to_conllu() for s in run_model(pipeline, gold, "raw").sentences] == before
+    assert keep_chosen_members(model) == []  # what it keeps is what the block chose: nothing more to leave out

@@ -14,6 +14,9 @@ from conftest import DATA, ROOT
 from lstmparse.app.release.cards import ABSOLUTE_PATH, problems
 from lstmparse.app.release.catalogue import catalogue
 from lstmparse.app.release.shipping import portable, ship
+from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
+from lstmparse.core.ensembles import member_directories
+from lstmparse.core.model_io import model_arch
 
 SHIPPED = ROOT / "models" / "ta_ttb_pipeline"
 TREEBANK = DATA / "ud" / "ta_ttb"
@@ -23,12 +26,14 @@ FIGURES = {"raw": {"LAS": 50.0, "UPOS": 80.0, "Lemmas": 85.0, "CLAS": 1.0}, "tok
 @pytest.fixture(scope="module")
 def farm_run(tmp_path_factory):
     """A farm work directory as a run of a recipe plan leaves it: a pipeline (the shipped Tamil one, with a file
-    of the run beside it and absolute paths in its record), its results and UDPipe 1's."""
+    of the run beside it, absolute paths in its record and two of its three taggers chosen), its results and
+    UDPipe 1's."""
     root = tmp_path_factory.mktemp("release")
     cell = root / "work" / "models" / "ta_ttb" / "pipeline" / "s1"
     shutil.copytree(SHIPPED, cell)
     (cell / "checkpoint.npz").write_bytes(b"not shipped")
     config = json.loads((cell / "config.json").read_text(encoding="utf-8"))
+    config["choices"]["taggers"]["value"] = 2  # of its three: the third is left out of the shipped model
     config["training"]["train"] = str(TREEBANK.resolve() / "train.conllu")
     config["training"]["folds"] = str(cell / "jackknife" / "train.tagged.conllu")
     (cell / "config.json").write_text(json.dumps(config), encoding="utf-8")
@@ -59,11 +64,18 @@ def test_a_shipped_pipeline_is_the_files_it_loads_with_a_card_of_the_schema_and_
     assert names == ["ta_ttb_pipeline"] and (target / "recipe.toml").is_file()
     assert not (target / "old.txt").exists() and not (target / "checkpoint.npz").exists()
     assert not list(models.glob("*.partial")) and not list(models.glob("*.old"))
+    manifest = json.loads((target / "config.json").read_text(encoding="utf-8"))
+    for choice, part in (("taggers", "tagger"), ("parsers", "parser")):
+        directory = target / manifest["parts"][part]
+        members = member_directories(directory) if model_arch(directory) in ENSEMBLE_ARCHS else [directory]
+        assert len(members) == manifest["choices"][choice]["value"], f"{part}: members the choices left out shipped"
+    assert not (target / "tagger_3").exists()
     card = json.loads((target / "card.json").read_text(encoding="utf-8"))
     assert problems(card) == []
     assert card["treebank"] == "ta_ttb" and card["language"] == "ta" and card["cpu_minutes"] == 99.5
     assert "CLAS" not in card["test"]["raw"] and card["udpipe1"]["test"]["raw"]["LAS"] == 50.0
     assert card["epochs"] and all(count > 0 for count in card["epochs"].values())
+    assert "tagger_3" in card["epochs"]  # what --epochs-of remakes every trained member with
     assert card["speed"]["sentences_per_second"] > 0 and card["speed"]["measured_on"].startswith("ta_ttb test")
     commit = (TREEBANK / "VERSION").read_text().split()[0][:10]
     assert card["treebank_version"] == f"UD_Tamil-TTB {commit} 2025-11-11"
@@ -81,8 +93,9 @@ def test_a_shipped_model_names_no_path_of_the_machine_and_parses_as_the_one_it_c
     config = json.loads((target / "config.json").read_text(encoding="utf-8"))
     assert config["training"]["train"] == "ta_ttb/train.conllu"
     assert config["training"]["folds"] == "jackknife/train.tagged.conllu"
-    text = "நான் வீட்டுக்கு போனேன் ."
-    assert lstmparse.load(target).parse_text(text) == lstmparse.load(SHIPPED).parse_text(text)
+    text = "நான் வீட்டுக்கு போனேன் . அவர் புத்தகம் படித்தார் ."
+    made = models.parent / "work" / "models" / "ta_ttb" / "pipeline" / "s1"
+    assert lstmparse.load(target).parse_text(text) == lstmparse.load(made).parse_text(text)
 
 
 def test_shipping_the_same_files_again_keeps_the_speed_measured_and_new_files_are_measured(farm_run, tmp_path):

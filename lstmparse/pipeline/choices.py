@@ -22,6 +22,8 @@ margin of the best.  Every way of parsing with the pipeline (``parse``, ``evalua
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -268,6 +270,43 @@ CHOICES = (
 )
 BY_NAME = {choice.name: choice for choice in CHOICES}
 MEMBER_CHOICES = {"taggers": "tagger", "parsers": "parser"}  # choices of an ensemble's members: the part they set
+
+
+def keep_chosen_members(directory: str | Path) -> list[str]:
+    """Make a pipeline's directory hold only the ensemble members its choices use; the directories removed.
+
+    Training keeps every member it trained, so that ``lstmparse refit`` may choose among them again; a shipped
+    model keeps the first ``taggers`` taggers and ``parsers`` parsers its block chose (an ensemble's manifest
+    listing them, or the part naming its one member), since a member left out is never run yet costs space and
+    loading time.  The pipeline then loads and parses as before (:func:`apply_choices` of the same block).
+    """
+    from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
+    from lstmparse.core.ensembles import member_directories, write_ensemble
+    from lstmparse.core.model_io import model_arch
+
+    root = Path(directory).resolve()
+    manifest = json.loads((root / CONFIG).read_text(encoding="utf-8"))
+    block, parts = manifest.get(CHOICES_KEY, {}), manifest.get("parts", {})  # no parts: not a pipeline
+    left_out: list[Path] = []
+    for choice, part in MEMBER_CHOICES.items():
+        ensemble = root / parts.get(part, "")
+        if choice not in block or part not in parts or model_arch(ensemble) not in ENSEMBLE_ARCHS:
+            continue
+        members, kept = member_directories(ensemble), int(block[choice]["value"])
+        if kept >= len(members):
+            continue
+        left_out += members[kept:]
+        if kept > 1:
+            write_ensemble(members[:kept], ensemble)
+        else:
+            parts[part] = Path(os.path.relpath(members[0], root)).as_posix()
+            left_out.append(ensemble)
+    text = json.dumps(manifest, indent=2)
+    atomic_write(root / CONFIG, lambda handle: handle.write(text.encode("utf-8")))
+    removed = [gone for gone in left_out if gone.is_relative_to(root)]  # a model beside it (../NAME) stays
+    for gone in removed:
+        shutil.rmtree(gone)
+    return sorted(gone.relative_to(root).as_posix() for gone in removed)
 
 
 def dev_figure(choice: Choice, pipeline: Pipeline, gold: list[Sentence]) -> float:

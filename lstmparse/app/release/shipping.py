@@ -2,12 +2,13 @@
 
 Each evaluated cell of a setting that names a recipe goes into ``models/NAME`` (the
 recipe's name): the files a loaded model reads (manifests, cards, vocabularies,
-parameters of its parts and their members), not the run's checkpoints, fold taggers or
-jack-knifed data.  Paths of the machine that made it are rewritten in its JSON files
-(a treebank's file as ``hu_szeged/train.conllu``, a file of the run as its path inside
-the model), so that the directory reads the same anywhere.  The model is written
-beside the old one and renamed over it, keeping the recipe; its figures go into
-``models/results.json`` (the cell's row, and UDPipe 1's of the same treebank).
+parameters of its parts and of the ensemble members its choices on dev kept), not the
+run's checkpoints, fold taggers, jack-knifed data or members left out. Paths of the
+machine that made it are rewritten in its JSON files (a treebank's file as
+``hu_szeged/train.conllu``, a file of the run as its path inside the model), so that the
+directory reads the same anywhere. The model is written beside the old one and renamed
+over it, keeping the recipe; its figures go into ``models/results.json`` (the cell's
+row, and UDPipe 1's of the same treebank).
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ def same_model_files(made: Path, shipped: Path) -> bool:
 
 def ship_cell(row: dict, setting: Setting, plan: Plan, rows: list[dict], work_dir: Path, models_dir: Path) -> str:
     """One evaluated cell into ``models/NAME``, with its card; the model's name."""
+    from lstmparse.pipeline.choices import keep_chosen_members
     from lstmparse.pipeline.recipe import treebank_folder
 
     treebank = row["treebank"]
@@ -91,6 +93,7 @@ def ship_cell(row: dict, setting: Setting, plan: Plan, rows: list[dict], work_di
     roots = {source: "", folder.path: f"{treebank}/", work_dir / "data" / treebank: f"{treebank}/"}
     target = models_dir / recipe.name
     staging = copy_model(source, target, roots)
+    keep_chosen_members(staging)
     shutil.copy2(recipe.path, staging / "recipe.toml")
     reference = next((r for r in reference_rows(rows, treebank, plan) if "test" in r), None)
     built = json.loads((source / CARD).read_text(encoding="utf-8")) if (source / CARD).is_file() else {}
