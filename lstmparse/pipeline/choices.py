@@ -301,6 +301,8 @@ def keep_chosen_members(directory: str | Path) -> list[str]:
         else:
             parts[part] = Path(os.path.relpath(members[0], root)).as_posix()
             left_out.append(ensemble)
+    if not left_out:
+        return []
     text = json.dumps(manifest, indent=2)
     atomic_write(root / CONFIG, lambda handle: handle.write(text.encode("utf-8")))
     removed = [gone for gone in left_out if gone.is_relative_to(root)]  # a model beside it (../NAME) stays
