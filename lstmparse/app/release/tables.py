@@ -132,7 +132,8 @@ def languages_summary(rows: list[dict], ours: tuple[str, ...] = OURS, reference:
             ahead = sum(best[t] > las for t, las in quoted.items())
             text += (
                 f"; {entry['name']}'s published mean over {'them' if len(quoted) == len(best) else len(quoted)}"
-                f" is {_mean(quoted.values()):.2f}, and {ahead} of {len(quoted)} are ahead of its figure"
+                f" is {_mean(quoted.values()):.2f}, and {ahead} of {len(quoted)}"
+                f" {'is' if ahead == 1 else 'are'} ahead of its figure"
             )
     return text + "."
 
