@@ -14,9 +14,7 @@ from conftest import DATA, ROOT
 from lstmparse.app.release.cards import ABSOLUTE_PATH, problems
 from lstmparse.app.release.catalogue import catalogue
 from lstmparse.app.release.shipping import portable, ship
-from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
-from lstmparse.core.ensembles import member_directories
-from lstmparse.core.model_io import model_arch
+from lstmparse.pipeline.manifest import component_directories
 
 SHIPPED = ROOT / "models" / "ta_ttb_pipeline"
 TREEBANK = DATA / "ud" / "ta_ttb"
@@ -66,8 +64,7 @@ def test_a_shipped_pipeline_is_the_files_it_loads_with_a_card_of_the_schema_and_
     assert not list(models.glob("*.partial")) and not list(models.glob("*.old"))
     manifest = json.loads((target / "config.json").read_text(encoding="utf-8"))
     for choice, part in (("taggers", "tagger"), ("parsers", "parser")):
-        directory = target / manifest["parts"][part]
-        members = member_directories(directory) if model_arch(directory) in ENSEMBLE_ARCHS else [directory]
+        members = component_directories(target / manifest["parts"][part])
         assert len(members) == manifest["choices"][choice]["value"], f"{part}: members the choices left out shipped"
     assert not (target / "tagger_3").exists()
     card = json.loads((target / "card.json").read_text(encoding="utf-8"))

@@ -280,19 +280,20 @@ def keep_chosen_members(directory: str | Path) -> list[str]:
     listing them, or the part naming its one member), since a member left out is never run yet costs space and
     loading time.  The pipeline then loads and parses as before (:func:`apply_choices` of the same block).
     """
-    from lstmparse.core.ensembles import ARCHS as ENSEMBLE_ARCHS
-    from lstmparse.core.ensembles import member_directories, write_ensemble
-    from lstmparse.core.model_io import model_arch
+    from lstmparse.core.ensembles import write_ensemble
+    from lstmparse.pipeline.manifest import component_directories, part_directories
 
     root = Path(directory).resolve()
     manifest = json.loads((root / CONFIG).read_text(encoding="utf-8"))
-    block, parts = manifest.get(CHOICES_KEY, {}), manifest.get("parts", {})  # no parts: not a pipeline
+    if not manifest.get("parts"):  # not a pipeline
+        return []
+    block, parts, directories = manifest.get(CHOICES_KEY, {}), manifest["parts"], part_directories(root)
     left_out: list[Path] = []
     for choice, part in MEMBER_CHOICES.items():
-        ensemble = root / parts.get(part, "")
-        if choice not in block or part not in parts or model_arch(ensemble) not in ENSEMBLE_ARCHS:
+        if choice not in block or part not in directories:
             continue
-        members, kept = member_directories(ensemble), int(block[choice]["value"])
+        ensemble = directories[part]
+        members, kept = component_directories(ensemble), int(block[choice]["value"])  # one member: no ensemble
         if kept >= len(members):
             continue
         left_out += members[kept:]
