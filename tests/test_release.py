@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -123,6 +124,48 @@ def test_a_cell_the_plan_no_longer_names_is_not_shipped(farm_run, tmp_path):
     (copy / "ta_ttb_pipeline" / "card.json").unlink()
     assert ship(models.parent / "work", plan, copy, log=open("/dev/null", "w")) == []
     assert not (copy / "ta_ttb_pipeline" / "card.json").exists()
+
+
+def _shipped_with_dev(models: Path, copy: Path, dev: dict | None) -> Path:
+    """A copy of the shipped models whose Tamil card holds ``dev`` as its dev figures (None: none, as an earlier
+    version's card); the card's path."""
+    shutil.copytree(models, copy)
+    card_path = copy / "ta_ttb_pipeline" / "card.json"
+    card = {key: value for key, value in json.loads(card_path.read_text(encoding="utf-8")).items() if key != "dev"}
+    card_path.write_text(json.dumps(card if dev is None else {**card, "dev": dev}), encoding="utf-8")
+    return card_path
+
+
+def test_a_remade_pipeline_worse_on_dev_than_the_shipped_one_leaves_it_in_place(farm_run, tmp_path):
+    """The run's pipeline has dev LAS 50.00 from raw text: it replaces one of 50.40, not one of 50.60, unless the
+    tolerance allows it."""
+    models, _ = farm_run
+    work = models.parent / "work"
+    for shipped_las, tolerance, ships in ((50.6, 0.5, False), (50.4, 0.5, True), (50.6, 1.0, True)):
+        copy = tmp_path / f"models-{shipped_las}-{tolerance}"
+        card_path = _shipped_with_dev(models, copy, {"raw": {"LAS": shipped_las}})
+        log = io.StringIO()
+        names = ship(work, copy / "remake.toml", copy, log=log, dev_tolerance=tolerance)
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+        if ships:
+            assert names == ["ta_ttb_pipeline"] and card["dev"]["raw"]["LAS"] == 50.0
+        else:
+            assert names == [] and card["dev"] == {"raw": {"LAS": shipped_las}}
+            assert "models/ta_ttb_pipeline kept" in log.getvalue() and "50.00" in log.getvalue()
+            assert json.loads((copy / "results.json").read_text(encoding="utf-8")) == json.loads(
+                (models / "results.json").read_text(encoding="utf-8")
+            )
+
+
+def test_a_shipped_card_without_dev_figures_is_measured_on_dev_before_it_is_replaced(farm_run, tmp_path):
+    """An earlier version's card holds no dev figures: the shipped pipeline is scored on the treebank's dev set from
+    raw text as it loads (the real Tamil pipeline, far above the run's 50.00)."""
+    models, _ = farm_run
+    card_path = _shipped_with_dev(models, tmp_path / "models", None)
+    log = io.StringIO()
+    assert ship(models.parent / "work", tmp_path / "models" / "remake.toml", tmp_path / "models", log=log) == []
+    measured = float(log.getvalue().rsplit("shipped one's, ", 1)[1].strip())
+    assert measured > 55.0 and "dev" not in json.loads(card_path.read_text(encoding="utf-8"))
 
 
 def test_the_catalogue_lists_the_shipped_model_with_its_figures_and_recipe(farm_run):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from lstmparse.app.release import DEV_TOLERANCE
 from lstmparse.cli.common import EXISTING_FILE, clean_errors
 
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -29,12 +30,22 @@ def release() -> None:
 @click.argument("work_dir", type=DIRECTORY)
 @click.option("--plan", type=EXISTING_FILE, default=str(MODELS / "remake.toml"), show_default=True)
 @click.option("--models-dir", type=DIRECTORY, default=MODELS, show_default=True)
+@click.option(
+    "--dev-tolerance",
+    type=click.FloatRange(min=0),
+    default=DEV_TOLERANCE,
+    show_default=True,
+    help="LAS points (dev, raw text) a remade pipeline may be below the shipped one and still replace it",
+)
 @clean_errors
-def ship(work_dir: Path, plan: str, models_dir: Path) -> None:
-    """Ship the pipelines a farm run of --plan evaluated (in WORK_DIR) into --models-dir, and write its catalogue."""
+def ship(work_dir: Path, plan: str, models_dir: Path, dev_tolerance: float) -> None:
+    """Ship the pipelines a farm run of --plan evaluated (in WORK_DIR) into --models-dir, and write its catalogue.
+
+    A shipped pipeline stays where the remade one is worse on dev by more than --dev-tolerance.
+    """
     from lstmparse.app.release.shipping import ship as ship_models
 
-    names = ship_models(work_dir, Path(plan), models_dir, sys.stderr)
+    names = ship_models(work_dir, Path(plan), models_dir, sys.stderr, dev_tolerance)
     write_catalogue(models_dir)
     click.echo(f"lstmparse: shipped {len(names)} model(s); {models_dir / 'README.md'} rewritten", err=True)
 

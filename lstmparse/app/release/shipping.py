@@ -9,6 +9,11 @@ machine that made it are rewritten in its JSON files (a treebank's file as
 directory reads the same anywhere. The model is written beside the old one and renamed
 over it, keeping the recipe; its figures go into ``models/results.json`` (the cell's
 row, and UDPipe 1's of the same treebank).
+
+A remade pipeline replaces the shipped one only where dev says it is as good: its dev LAS
+from raw text at least the shipped one's less :data:`DEV_TOLERANCE` (a second seed moves
+a pipeline's dev LAS by about that much). The shipped one's figure is its card's, or
+measured where an older card holds none.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from lstmparse import __version__
 from lstmparse.app.farm.plan import Plan, Setting
 from lstmparse.app.farm.plan_file import read_plan
 from lstmparse.app.recipes import Recipe, read_recipe
+from lstmparse.app.release import DEV_TOLERANCE
 from lstmparse.app.release.cards import (
     ABSOLUTE_PATH,
     epochs_reached,
@@ -41,9 +47,12 @@ RESULTS = "results.json"  # in models/: the shipped models' rows and UDPipe 1's 
 MODEL_FILE_KEYS = ("vocab_file", "params_file")
 
 
-def ship(work_dir: Path, plan_path: Path, models_dir: Path, log: TextIO) -> list[str]:
+def ship(
+    work_dir: Path, plan_path: Path, models_dir: Path, log: TextIO, dev_tolerance: float = DEV_TOLERANCE
+) -> list[str]:
     """Ship every pipeline the run evaluated that the plan still names (a cell taken out of the plan, as a fast
-    pipeline not fast enough to ship, stays in the run); the names of the models written."""
+    pipeline not fast enough to ship, stays in the run) and that is no worse on dev than the one it would replace
+    (by more than ``dev_tolerance`` LAS from raw text); the names of the models written."""
     plan = read_plan(plan_path)
     rows = json.loads((work_dir / RESULTS).read_text(encoding="utf-8"))
     settings = {setting.name: setting for setting in plan.settings}
@@ -52,12 +61,49 @@ def ship(work_dir: Path, plan_path: Path, models_dir: Path, log: TextIO) -> list
         setting = settings.get(row["setting"])
         if setting is None or setting.recipe is None or not setting.trains(row["treebank"]) or "test" not in row:
             continue
+        worse = worse_on_dev(row, setting, plan, models_dir, dev_tolerance)
+        if worse:
+            print(f"lstmparse: models/{cell_recipe(setting, row['treebank']).name} kept: {worse}", file=log)
+            continue
         name = ship_cell(row, setting, plan, rows, work_dir, models_dir)
         kept_rows += [{**row, "model": name}, *reference_rows(rows, row["treebank"], plan)]
         shipped.append(name)
         print(f"lstmparse: models/{name}: {figures_line(row['test'], None)}", file=log)
     write_results(models_dir / RESULTS, kept_rows)
     return shipped
+
+
+def worse_on_dev(row: dict, setting: Setting, plan: Plan, models_dir: Path, tolerance: float) -> str:
+    """Why the remade pipeline of ``row`` must not replace the one shipped under its name (its dev LAS from raw
+    text more than ``tolerance`` below the shipped one's); empty where it may (nothing shipped there yet, or no dev
+    figure to compare)."""
+    from lstmparse.pipeline.recipe import treebank_folder
+
+    remade = row.get("dev", {}).get("raw", {}).get("LAS")
+    target = models_dir / cell_recipe(setting, row["treebank"]).name
+    if remade is None or not (target / CONFIG).is_file():
+        return ""
+    shipped = shipped_dev_las(target, treebank_folder(plan.treebanks[row["treebank"]].path).dev)
+    if shipped is None or remade >= shipped - tolerance:
+        return ""
+    return (
+        f"the remade pipeline's dev LAS from raw text, {remade:.2f}, is more than {tolerance:g} below the shipped "
+        f"one's, {shipped:.2f}"
+    )
+
+
+def shipped_dev_las(target: Path, dev: Path | None) -> float | None:
+    """The dev LAS from raw text of the model shipped in ``target``: its card's, or measured on ``dev`` as the
+    model loads (a card of an earlier version holds no dev figures); None without either."""
+    card = json.loads((target / CARD).read_text(encoding="utf-8")) if (target / CARD).is_file() else {}
+    las = card.get("dev", {}).get("raw", {}).get("LAS")
+    if las is not None:
+        return float(las)
+    if dev is None:
+        return None
+    from lstmparse.app.accuracy import evaluate_model
+
+    return evaluate_model(target, str(dev), "raw").f1()["LAS"]
 
 
 def cell_directory(work_dir: Path, row: dict) -> Path:
