@@ -55,13 +55,11 @@ def ship(
     (by more than ``dev_tolerance`` LAS from raw text); the names of the models written."""
     plan = read_plan(plan_path)
     rows = json.loads((work_dir / RESULTS).read_text(encoding="utf-8"))
-    settings = {setting.name: setting for setting in plan.settings}
+    cells = recipe_cells(rows, plan)
+    # Every shipped model is judged before any is replaced: an older pipeline may read a sibling's parts.
+    verdicts = [worse_on_dev(row, setting, plan, models_dir, dev_tolerance) for row, setting in cells]
     shipped, kept_rows = [], []
-    for row in rows:
-        setting = settings.get(row["setting"])
-        if setting is None or setting.recipe is None or not setting.trains(row["treebank"]) or "test" not in row:
-            continue
-        worse = worse_on_dev(row, setting, plan, models_dir, dev_tolerance)
+    for (row, setting), worse in zip(cells, verdicts, strict=True):
         if worse:
             print(f"lstmparse: models/{cell_recipe(setting, row['treebank']).name} kept: {worse}", file=log)
             continue
@@ -71,6 +69,17 @@ def ship(
         print(f"lstmparse: models/{name}: {figures_line(row['test'], None)}", file=log)
     write_results(models_dir / RESULTS, kept_rows)
     return shipped
+
+
+def recipe_cells(rows: list[dict], plan: Plan) -> list[tuple[dict, Setting]]:
+    """The evaluated rows of the run whose setting the plan still makes from a recipe, each with that setting."""
+    settings = {setting.name: setting for setting in plan.settings}
+    cells = [(row, settings.get(row["setting"])) for row in rows if "test" in row]
+    return [
+        (row, setting)
+        for row, setting in cells
+        if setting is not None and setting.recipe is not None and setting.trains(row["treebank"])
+    ]
 
 
 def worse_on_dev(row: dict, setting: Setting, plan: Plan, models_dir: Path, tolerance: float) -> str:
