@@ -33,7 +33,9 @@ def main() -> None:
     parser.add_argument("--model", required=True, help="a pipeline model directory")
     parser.add_argument("--gold", required=True, help="a UD CoNLL-U test file")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--beam", type=int, default=1, help="beam search of this width (default: greedy)")
+    parser.add_argument(
+        "--beam", type=int, default=None, help="beam search of this width (default: the one the pipeline chose on dev)"
+    )
     parser.add_argument("--write", metavar="DIR", help="also write both outputs there (raw.conllu, gold_tokens.conllu)")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=256)
@@ -75,7 +77,7 @@ def main() -> None:
     total = sum(stages.values())
     result = {
         "model": args.model,
-        "beam": args.beam,
+        "beam": pipeline.parser.beam if args.beam is None else args.beam,
         "gold": args.gold,
         "gold_sentences": len(gold),
         "raw": {name: round(raw_scores[name].f1, 2) for name in MEASURES},
