@@ -58,14 +58,16 @@ def test_lstmparse_models_directories_come_first_and_list_every_model(tmp_path):
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "en_ewt_upos").symlink_to(MODELS / "en_ewt_wp")  # shadows the shipped one of that name
-    (mine / "tagger_only").symlink_to(MODELS / "en_ewt_pipeline" / "tagger")
+    shutil.copytree(
+        MODELS / "en_ewt_pipeline" / "tagger", mine / "tagger_only", ignore=shutil.ignore_patterns("card.json")
+    )
     env = {**os.environ, "LSTMPARSE_MODELS": f"{tmp_path / 'missing'}{os.pathsep}{mine}"}
     result = cli("models", "--json", env=env)
     assert result.returncode == 0, result.stderr
     listed = {record["name"]: record for record in map(json.loads, result.stdout.splitlines())}
     assert set(listed) >= {path.name for path in MODELS.iterdir() if (path / "config.json").is_file()}
     assert listed["en_ewt_upos"]["path"] == str(mine / "en_ewt_upos")
-    assert listed["tagger_only"]["task"] == "tagger" and listed["tagger_only"]["language"] == "?"
+    assert listed["tagger_only"]["task"] == "tagger" and listed["tagger_only"]["language"] == "?"  # it has no card
     assert listed["en_ewt_pipeline"]["language"] == "en" and "LAS" in listed["en_ewt_pipeline"]["figures"]
     assert 15 < listed["en_ewt_pipeline"]["size_mb"] < 30  # its parser, named by the manifest, counts
     table = cli("models", env=env)

@@ -172,8 +172,15 @@ def test_files_that_do_not_match_their_manifest_are_refused(models_dir, tmp_path
 
 
 def test_a_model_that_reads_outside_its_directory_is_not_packed(tmp_path):
+    """A pipeline whose manifest borrows another model's parts (as a hand-made ensemble may) is refused."""
+    borrowing = tmp_path / "borrowing"
+    borrowing.mkdir()
+    shipped = ROOT / "models" / "en_ewt_pipeline"
+    parts = {part: str(shipped / part) for part in ("tokenizer", "tagger", "parser")}
+    manifest = {"arch": "pipeline", "parts": parts}
+    (borrowing / "config.json").write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(ModelError, match="outside its own directory"):
-        install.package("en_ewt_pipeline_ensemble", tmp_path / "x.tar.gz")
+        install.package(str(borrowing), tmp_path / "x.tar.gz")
     assert not (tmp_path / "x.tar.gz").exists()
 
 

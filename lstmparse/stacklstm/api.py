@@ -119,8 +119,9 @@ class Parser:
         batch_size: int = 32,
         confidence: str | None = None,
     ) -> Iterator[list[Sentence]]:
-        """Each sentence's list of parses: the greedy one (``beam`` 1), or the ``kbest`` best, ranked and scored
-        (``beam`` ``None``: the parser's own, :attr:`beam`).
+        """Each sentence's list of parses: the best one found with ``beam``, or (``kbest`` above 1) the ``kbest``
+        best, ranked and scored as :meth:`parse_kbest` writes them (``beam`` ``None``: the parser's own,
+        :attr:`beam`).
 
         What ``lstmparse parse`` writes, whatever runs it (``--jobs``, ``parse-corpus``).
         ``confidence`` puts a number per word in MISC (``Conf=0.93``) and the tree's
@@ -131,8 +132,8 @@ class Parser:
         """
         beam = self.beam if beam is None else beam
         if confidence is None:
-            if beam == 1:
-                return ([sentence] for sentence in self._best(sentences, 1, batch_size))
+            if kbest == 1:
+                return ([sentence] for sentence in self._best(sentences, beam, batch_size))
             return self.parse_kbest(sentences, beam, kbest, batch_size)
         if confidence not in CONFIDENCE_KINDS:
             raise ValueError(f"confidence is one of {CONFIDENCE_KINDS}, not {confidence!r}")
@@ -140,7 +141,7 @@ class Parser:
             raise ValueError("confidence from the k-best list needs kbest of at least 2")
         _check_search(beam, kbest, batch_size)
         decoded = self._decoded(self._prepared(sentences, batch_size), beam, kbest, batch_size)
-        return (_with_confidence(sentence, trees, confidence, beam > 1) for sentence, trees in decoded)
+        return (_with_confidence(sentence, trees, confidence, kbest > 1) for sentence, trees in decoded)
 
     def _prepared(self, sentences: Iterable[Sentence | Sequence[str]], batch_size: int) -> Iterator[Sentence]:
         """The sentences checked (:meth:`_readable`), and their blank UPOS filled by a parser that predicts it

@@ -66,6 +66,7 @@ def test_a_loaded_tagger_tags_as_with_dynet_tables(sentences):
     reference = dynet_tables_copy(tagger, Tagger, tagger.vocabs, tagger.dims, tagger.lemma_lookup)
     assert not any(isinstance(p, FrozenTable) for p in reference.named_parameters().values())
     reference.analyses, reference.companions = tagger.analyses, tagger.companions  # dictionaries, not tables
+    reference.use_analyses, reference.use_companions = tagger.use_analyses, tagger.use_companions  # dev chose them
     reference.lemma_casings, reference.lemma_casing_weight = tagger.lemma_casings, tagger.lemma_casing_weight
     reference.known_lemma_weight = tagger.known_lemma_weight
     forms = [s.forms for s in sentences]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DATA, ROOT
+from conftest import DATA
 
 from lstmparse.io.formats import read_sentences
 from lstmparse.scoring.conll18 import evaluate_conll18
@@ -198,10 +198,17 @@ def test_a_trained_tokenizer_keeps_the_contexts_its_training_text_never_splits(t
     assert len(learned) > 0 and tokenizer.labeller.joins.joined == learned.joined  # saved and loaded with the model
 
 
-def test_a_tokenizer_trained_before_shapes_reads_characters_as_it_was_trained():
+def test_a_tokenizer_trained_before_shapes_reads_characters_as_it_was_trained(small_treebank, tmp_path):
+    """Models saved before shapes and the lexicon existed have neither in their dimensions (the fields' defaults)
+    nor their parameters in their files: they load and read character ids and classes only."""
     from lstmparse.tokenizer.api import Tokenizer
+    from lstmparse.tokenizer.options import TokenizerDimensions, TokenizerOptions
+    from lstmparse.tokenizer.training import train_tokenizer
 
-    labeller = Tokenizer.load(ROOT / "models" / "en_ewt_pipeline" / "tokenizer").labeller  # from before shapes
+    options = TokenizerOptions(train=str(small_treebank["train"]), model_dir=str(tmp_path / "m"), epochs=1)
+    options.dims = TokenizerDimensions()
+    train_tokenizer(options, log=io.StringIO())
+    labeller = Tokenizer.load(tmp_path / "m").labeller
     assert not labeller.dims.shapes and "spans" not in labeller.named_parameters()
     assert labeller.encode("see www.x.com.").shape[0] == 2  # character ids and classes only
 
