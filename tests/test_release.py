@@ -126,6 +126,25 @@ def test_a_cell_the_plan_no_longer_names_is_not_shipped(farm_run, tmp_path):
     assert not (copy / "ta_ttb_pipeline" / "card.json").exists()
 
 
+def test_a_run_without_udpipe_rows_names_the_ones_measured_before(farm_run, tmp_path):
+    """A run of the pipeline setting only (``farm --settings pipeline``): the card and results keep UDPipe 1's figures
+    from ``models/results.json``."""
+    models, _ = farm_run
+    copy, work = tmp_path / "models", tmp_path / "work"
+    shutil.copytree(models, copy)
+    shutil.copytree(models.parent / "work", work)
+    rows = json.loads((work / "results.json").read_text(encoding="utf-8"))
+    (work / "results.json").write_text(json.dumps([r for r in rows if r["setting"] != "udpipe1"]), encoding="utf-8")
+    earlier = json.loads((copy / "results.json").read_text(encoding="utf-8"))
+    earlier[1]["test"] = {"raw": {"LAS": 44.0}, "tokens": {"LAS": 55.0}}
+    (copy / "results.json").write_text(json.dumps(earlier), encoding="utf-8")
+    assert ship(work, copy / "remake.toml", copy, log=io.StringIO()) == ["ta_ttb_pipeline"]
+    card = json.loads((copy / "ta_ttb_pipeline" / "card.json").read_text(encoding="utf-8"))
+    assert card["udpipe1"]["test"]["raw"]["LAS"] == 44.0
+    results = json.loads((copy / "results.json").read_text(encoding="utf-8"))
+    assert [(r["setting"], r["test"]["raw"]["LAS"]) for r in results] == [("pipeline", 50.0), ("udpipe1", 44.0)]
+
+
 def _shipped_with_dev(models: Path, copy: Path, dev: dict | None) -> Path:
     """A copy of the shipped models whose Tamil card holds ``dev`` as its dev figures (None: none, as an earlier
     version's card); the card's path."""

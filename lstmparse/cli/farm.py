@@ -33,6 +33,10 @@ from lstmparse.cli.common import EXISTING_FILE, clean_errors
     help="only these of the plan's treebanks, comma-separated (results.json then holds theirs) [default: all]",
 )
 @click.option(
+    "--settings",
+    help="only these of the plan's settings, comma-separated (results.json then holds theirs) [default: all]",
+)
+@click.option(
     "--progress-seconds",
     type=click.FloatRange(min=0.1),
     default=10.0,
@@ -40,7 +44,7 @@ from lstmparse.cli.common import EXISTING_FILE, clean_errors
     help="how often the progress line is printed on stderr",
 )
 @clean_errors
-def farm(plan, work_dir, scheduler, workers, udpipe_python, treebanks, progress_seconds) -> None:
+def farm(plan, work_dir, scheduler, workers, udpipe_python, treebanks, settings, progress_seconds) -> None:
     """Run a PLAN (TOML: treebanks, settings, seeds; docs/corpora-and-farm.md) as jobs on Dask, into --work-dir.
 
     Each job is an `lstmparse train` or `lstmparse evaluate` run with its own
@@ -50,11 +54,13 @@ def farm(plan, work_dir, scheduler, workers, udpipe_python, treebanks, progress_
     the others go on; the exit code is then 2.
     """
     from lstmparse.app.farm.engine import run_farm
-    from lstmparse.app.farm.plan_file import only_treebanks, read_plan
+    from lstmparse.app.farm.plan_file import only_settings, only_treebanks, read_plan
 
     chosen = read_plan(plan)
     if treebanks is not None:
-        chosen = only_treebanks(chosen, [name.strip() for name in treebanks.split(",") if name.strip()])
+        chosen = only_treebanks(chosen, _names(treebanks))
+    if settings is not None:
+        chosen = only_settings(chosen, _names(settings))
     try:
         outcome = run_farm(chosen, work_dir, scheduler, workers, {"udpipe_python": udpipe_python}, progress_seconds)
     except KeyboardInterrupt:
@@ -66,3 +72,8 @@ def farm(plan, work_dir, scheduler, workers, udpipe_python, treebanks, progress_
         sys.exit(130)
     if outcome.failed:
         sys.exit(2)
+
+
+def _names(given: str) -> list[str]:
+    """A comma-separated option's names, blanks dropped."""
+    return [name.strip() for name in given.split(",") if name.strip()]

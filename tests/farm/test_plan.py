@@ -15,7 +15,7 @@ from lstmparse.app.farm.plan import (
     option_arguments,
     plan_jobs,
 )
-from lstmparse.app.farm.plan_file import only_treebanks, plan_from_dict, read_plan
+from lstmparse.app.farm.plan_file import only_settings, only_treebanks, plan_from_dict, read_plan
 from lstmparse.app.farm.results import markdown, records
 from lstmparse.errors import ConfigurationError
 from lstmparse.pipeline.folds import fold_tagger_directory, fold_training_file
@@ -251,6 +251,21 @@ def test_a_plan_cut_to_some_treebanks_runs_only_their_jobs_and_an_unknown_name_i
         only_treebanks(plan, ["el_gdt", "xx_nope"])
     result = run_cli("farm", SMOKE, "--work-dir", tmp_path / "w", "--treebanks", "ta_ttb,xx_nope")
     assert_one_error_line(result, "--treebanks: xx_nope not in", "ta_ttb, wo_wtb")
+    assert not (tmp_path / "w").exists()  # refused before anything was written
+
+
+def test_a_plan_cut_to_some_settings_runs_only_their_jobs_and_an_unknown_name_is_one_line(tmp_path):
+    plan = read_plan(ROOT / "models" / "remake.toml")
+    fast = only_settings(plan, ["pipeline_fast"])
+    assert [s.name for s in fast.settings] == ["pipeline_fast"] and fast.treebanks == plan.treebanks
+    files = {name: TreebankFiles(str(t.file("train")), None, None) for name, t in fast.treebanks.items()}
+    jobs = plan_jobs(fast, files, tmp_path)
+    assert {job.setting for job in jobs} == {"pipeline_fast"}
+    assert {job.treebank for job in jobs} == set(fast.settings[0].treebanks)  # the setting's own cells only
+    with pytest.raises(ConfigurationError, match="xx_nope not in .*its settings: words, pipeline"):
+        only_settings(read_plan(SMOKE), ["xx_nope"])
+    result = run_cli("farm", SMOKE, "--work-dir", tmp_path / "w", "--settings", "pipeline,xx_nope")
+    assert_one_error_line(result, "--settings: xx_nope not in", "words, pipeline")
     assert not (tmp_path / "w").exists()  # refused before anything was written
 
 

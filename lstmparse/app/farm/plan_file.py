@@ -35,6 +35,20 @@ def only_treebanks(plan: Plan, names: Iterable[str]) -> Plan:
     return Plan(plan.path, {name: plan.treebanks[name] for name in names}, plan.settings, plan.seeds)
 
 
+def only_settings(plan: Plan, names: Iterable[str]) -> Plan:
+    """The plan cut to some of its settings (``farm --settings``: one kind of model added to a plan's run, such as
+    the fast pipelines, without the rest trained again); a name the plan does not have is an error that lists
+    the ones it has."""
+    names = list(dict.fromkeys(names))
+    known = [setting.name for setting in plan.settings]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        raise ConfigurationError(
+            f"--settings: {', '.join(unknown) or 'no name'} not in {plan.path} (its settings: {', '.join(known)})"
+        )
+    return Plan(plan.path, plan.treebanks, [s for s in plan.settings if s.name in names], plan.seeds)
+
+
 def plan_from_dict(data: dict, path: Path) -> Plan:
     """A checked :class:`Plan` from the TOML's table (``path``: where relative folders start)."""
     where = str(path)

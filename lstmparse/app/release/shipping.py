@@ -56,6 +56,7 @@ def ship(
     plan = read_plan(plan_path)
     rows = json.loads((work_dir / RESULTS).read_text(encoding="utf-8"))
     cells = recipe_cells(rows, plan)
+    rows += earlier_references(rows, models_dir / RESULTS, plan)
     # Every shipped model is judged before any is replaced: an older pipeline may read a sibling's parts.
     verdicts = [worse_on_dev(row, setting, plan, models_dir, dev_tolerance) for row, setting in cells]
     shipped, kept_rows = [], []
@@ -265,6 +266,17 @@ def parsing_speed(directory: Path, test: Path) -> dict:
         "words_per_second": round(words / seconds),
         "measured_on": f"{test.parent.name} test, raw text, one thread",
     }
+
+
+def earlier_references(rows: list[dict], committed: Path, plan: Plan) -> list[dict]:
+    """The reference rows (UDPipe 1) of ``models/results.json`` for treebanks the run trained no reference for: a
+    run of some settings only (``farm --settings``) has its cards name UDPipe 1 as measured before on the same
+    data."""
+    if not committed.is_file():
+        return []
+    trained = {row["treebank"] for row in rows if reference_rows(rows, row["treebank"], plan)}
+    earlier = json.loads(committed.read_text(encoding="utf-8"))
+    return [row for row in earlier if row["treebank"] not in trained and reference_rows([row], row["treebank"], plan)]
 
 
 def reference_rows(rows: list[dict], treebank: str, plan: Plan) -> list[dict]:
