@@ -257,11 +257,12 @@ class Parser:
         value of a batch until it is done, so memory grows with the words of the
         batch times beam: a batch also closes at ``WORDS_PER_SENTENCE`` words per
         sentence on average, so that a batch of long sentences does not take
-        several times the memory of ordinary ones.
+        several times the memory of ordinary ones.  With ``batch_size`` 1 each sentence is its own batch, so it is
+        read alone: interactive input streams, as greedy decoding does.
         """
         decoder = _decoder(self.model)
         sentences_per_batch = max(1, batch_size // beam)
-        for window in windows(sentences, SENTENCE_WINDOW):
+        for window in windows(sentences, SENTENCE_WINDOW if batch_size > 1 else 1):
             candidates = _decoded_by_length(decoder, window, beam, kbest, sentences_per_batch)
             yield from zip(window, candidates, strict=True)
 
