@@ -12,6 +12,13 @@ from lstmparse.core import backend
 from lstmparse.errors import ConfigurationError, InputError, ModelError
 
 EXISTING_FILE = click.Path(exists=True, dir_okay=False)
+
+
+def comma_separated(value: str) -> list[str]:
+    """The names of a comma-separated option (``a,b``), blanks dropped."""
+    return [name.strip() for name in value.split(",") if name.strip()]
+
+
 MEMORY_MB = click.IntRange(min=1)  # DyNet aborts on an empty pool
 
 

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from lstmparse.cli.common import EXISTING_FILE, clean_errors
+from lstmparse.cli.common import EXISTING_FILE, clean_errors, comma_separated
 
 
 @click.command()
@@ -58,9 +58,9 @@ def farm(plan, work_dir, scheduler, workers, udpipe_python, treebanks, settings,
 
     chosen = read_plan(plan)
     if treebanks is not None:
-        chosen = only_treebanks(chosen, _names(treebanks))
+        chosen = only_treebanks(chosen, comma_separated(treebanks))
     if settings is not None:
-        chosen = only_settings(chosen, _names(settings))
+        chosen = only_settings(chosen, comma_separated(settings))
     try:
         outcome = run_farm(chosen, work_dir, scheduler, workers, {"udpipe_python": udpipe_python}, progress_seconds)
     except KeyboardInterrupt:
@@ -72,8 +72,3 @@ def farm(plan, work_dir, scheduler, workers, udpipe_python, treebanks, settings,
         sys.exit(130)
     if outcome.failed:
         sys.exit(2)
-
-
-def _names(given: str) -> list[str]:
-    """A comma-separated option's names, blanks dropped."""
-    return [name.strip() for name in given.split(",") if name.strip()]

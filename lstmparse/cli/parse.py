@@ -7,7 +7,7 @@ import time
 
 import click
 
-from lstmparse.cli.common import MEMORY_MB, MODEL, MODEL_HELP, clean_errors, configure_dynet, written
+from lstmparse.cli.common import MEMORY_MB, MODEL, MODEL_HELP, clean_errors, comma_separated, configure_dynet, written
 from lstmparse.core import backend
 from lstmparse.errors import ConfigurationError
 from lstmparse.io.document import sentences_text
@@ -25,7 +25,7 @@ class StageList(click.ParamType):
     def convert(self, value, param, ctx):
         if isinstance(value, list):
             return value
-        stages = [stage.strip() for stage in value.split(",") if stage.strip()]
+        stages = comma_separated(value)
         unknown = [stage for stage in stages if stage not in STAGES]
         if unknown or not stages:
             self.fail(f"{value!r}: the stages are {', '.join(STAGES)}", param, ctx)

@@ -149,8 +149,8 @@ class Parser:
         checked = self._readable(checked_sentences(sentences))
         if not self.predicts_upos:
             return checked
-        window = 1 if batch_size == 1 else OWN_TAGS_WINDOW
-        return (sentence for group in windows(checked, window) for sentence in self.fill_blank_upos(group))
+        groups = windows(checked, _read_ahead(OWN_TAGS_WINDOW, batch_size))
+        return (sentence for group in groups for sentence in self.fill_blank_upos(group))
 
     @property
     def predicts_upos(self) -> bool:
@@ -262,9 +262,15 @@ class Parser:
         """
         decoder = _decoder(self.model)
         sentences_per_batch = max(1, batch_size // beam)
-        for window in windows(sentences, SENTENCE_WINDOW if batch_size > 1 else 1):
+        for window in windows(sentences, _read_ahead(SENTENCE_WINDOW, batch_size)):
             candidates = _decoded_by_length(decoder, window, beam, kbest, sentences_per_batch)
             yield from zip(window, candidates, strict=True)
+
+
+def _read_ahead(window: int, batch_size: int) -> int:
+    """How many sentences a stage reads before it hands any on: ``window``, or one at ``batch_size`` 1, so that
+    interactive input streams."""
+    return window if batch_size > 1 else 1
 
 
 def _decoder(model: StackLSTMParser | StackLSTMEnsemble) -> BatchDecoder:

@@ -205,8 +205,10 @@ def test_a_tokenizer_trained_before_shapes_reads_characters_as_it_was_trained(sm
     from lstmparse.tokenizer.options import TokenizerDimensions, TokenizerOptions
     from lstmparse.tokenizer.training import train_tokenizer
 
-    options = TokenizerOptions(train=str(small_treebank["train"]), model_dir=str(tmp_path / "m"), epochs=1)
-    options.dims = TokenizerDimensions()
+    old_dims = TokenizerDimensions()  # the fields' defaults: no shapes, no lexicon
+    options = TokenizerOptions(
+        train=str(small_treebank["train"]), model_dir=str(tmp_path / "m"), epochs=1, dims=old_dims
+    )
     train_tokenizer(options, log=io.StringIO())
     labeller = Tokenizer.load(tmp_path / "m").labeller
     assert not labeller.dims.shapes and "spans" not in labeller.named_parameters()

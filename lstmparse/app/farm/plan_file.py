@@ -25,28 +25,27 @@ def read_plan(path: str | Path) -> Plan:
 def only_treebanks(plan: Plan, names: Iterable[str]) -> Plan:
     """The plan cut to some of its treebanks (``farm --treebanks``: the rest of a long plan on a new machine, or
     one language again); a name the plan does not have is an error that lists the ones it has."""
-    names = list(dict.fromkeys(names))
-    unknown = [name for name in names if name not in plan.treebanks]
-    if unknown or not names:
-        raise ConfigurationError(
-            f"--treebanks: {', '.join(unknown) or 'no name'} not in {plan.path} "
-            f"(its treebanks: {', '.join(plan.treebanks)})"
-        )
-    return Plan(plan.path, {name: plan.treebanks[name] for name in names}, plan.settings, plan.seeds)
+    chosen = _known_names(names, list(plan.treebanks), "--treebanks", "treebanks", plan.path)
+    return Plan(plan.path, {name: plan.treebanks[name] for name in chosen}, plan.settings, plan.seeds)
 
 
 def only_settings(plan: Plan, names: Iterable[str]) -> Plan:
     """The plan cut to some of its settings (``farm --settings``: one kind of model added to a plan's run, such as
     the fast pipelines, without the rest trained again); a name the plan does not have is an error that lists
     the ones it has."""
-    names = list(dict.fromkeys(names))
-    known = [setting.name for setting in plan.settings]
-    unknown = [name for name in names if name not in known]
-    if unknown or not names:
+    chosen = _known_names(names, [setting.name for setting in plan.settings], "--settings", "settings", plan.path)
+    return Plan(plan.path, plan.treebanks, [s for s in plan.settings if s.name in chosen], plan.seeds)
+
+
+def _known_names(names: Iterable[str], known: list[str], option: str, kind: str, path: Path) -> list[str]:
+    """``names`` without repeats, each one of ``known``: else one line naming ``option`` and listing ``known``."""
+    chosen = list(dict.fromkeys(names))
+    unknown = [name for name in chosen if name not in known]
+    if unknown or not chosen:
         raise ConfigurationError(
-            f"--settings: {', '.join(unknown) or 'no name'} not in {plan.path} (its settings: {', '.join(known)})"
+            f"{option}: {', '.join(unknown) or 'no name'} not in {path} (its {kind}: {', '.join(known)})"
         )
-    return Plan(plan.path, plan.treebanks, [s for s in plan.settings if s.name in names], plan.seeds)
+    return chosen
 
 
 def plan_from_dict(data: dict, path: Path) -> Plan:

@@ -274,15 +274,21 @@ def earlier_references(rows: list[dict], committed: Path, plan: Plan) -> list[di
     data."""
     if not committed.is_file():
         return []
-    trained = {row["treebank"] for row in rows if reference_rows(rows, row["treebank"], plan)}
+    references = reference_settings(plan)
+    trained = {row["treebank"] for row in rows if row["setting"] in references}
     earlier = json.loads(committed.read_text(encoding="utf-8"))
-    return [row for row in earlier if row["treebank"] not in trained and reference_rows([row], row["treebank"], plan)]
+    return [row for row in earlier if row["setting"] in references and row["treebank"] not in trained]
 
 
 def reference_rows(rows: list[dict], treebank: str, plan: Plan) -> list[dict]:
     """The rows of the plan's reference settings (UDPipe 1) for ``treebank``."""
-    references = {setting.name for setting in plan.settings if setting.arch == "udpipe"}
+    references = reference_settings(plan)
     return [row for row in rows if row["treebank"] == treebank and row["setting"] in references]
+
+
+def reference_settings(plan: Plan) -> set[str]:
+    """The names of the plan's reference settings: UDPipe 1, trained beside our models."""
+    return {setting.name for setting in plan.settings if setting.arch == "udpipe"}
 
 
 def copy_model(source: Path, target: Path, roots: dict[Path, str], siblings: bool = False) -> Path:
