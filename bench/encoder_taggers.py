@@ -44,6 +44,14 @@ def best_epoch(directory: Path) -> dict:
     return next(entry for entry in record["epochs"] if entry["epoch"] == record["best_epoch"])
 
 
+def change(without: float | None, with_spec: float | None) -> str:
+    """``a → b``, or ``(none)`` for a column the treebank leaves empty (Maltese's lemmas are not scored at all,
+    its FEATS are all ``_``, right everywhere)."""
+    if without is None or with_spec is None or without == with_spec == 100.0:
+        return "(none)"
+    return f"{without:.2f} → {with_spec:.2f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("treebanks", nargs="+")
@@ -61,7 +69,7 @@ def main() -> None:
             directory = args.work_dir / f"{treebank}-s{args.seed}-{(spec or 'none').replace(':', '_')}"
             train(treebank, directory, args, spec)
             runs[label] = best_epoch(directory)
-        cells = [f"{runs['without'][key]:.2f} → {runs[args.spec][key]:.2f}" for key, _ in MEASURES]
+        cells = [change(runs["without"].get(key), runs[args.spec].get(key)) for key, _ in MEASURES]
         rows.append(
             f"| {treebank} | "
             + " | ".join(cells)
