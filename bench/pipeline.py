@@ -36,6 +36,9 @@ def main() -> None:
     parser.add_argument(
         "--beam", type=int, default=None, help="beam search of this width (default: the one the pipeline chose on dev)"
     )
+    parser.add_argument(
+        "--batch-size", type=int, default=None, help="lock-step batch of the parser (default: the library's default)"
+    )
     parser.add_argument("--write", metavar="DIR", help="also write both outputs there (raw.conllu, gold_tokens.conllu)")
     args = parser.parse_args()
     backend.configure(seed=1, memory_mb=256)
@@ -60,14 +63,15 @@ def main() -> None:
     tagged = list(pipeline.tag(tokenized))
     stages["tag"] = timer() - start
     start = timer()
-    parsed = [best for best, *_ in pipeline.parser.candidates(tagged, args.beam, 1)]
+    batch = () if args.batch_size is None else (args.batch_size,)
+    parsed = [best for best, *_ in pipeline.parser.candidates(tagged, args.beam, 1, *batch)]
     stages["parse"] = timer() - start
     gold_document = document(gold)
     raw_scores = score_documents(gold_document, document(parsed))
 
     blank = blank_columns(gold, list(TAG_COLUMNS))
     start = timer()
-    gold_tokens = [best for best, *_ in pipeline.candidates(blank, args.beam, 1)]
+    gold_tokens = [best for best, *_ in pipeline.candidates(blank, args.beam, 1, *batch)]
     gold_tokens_seconds = timer() - start
     gold_scores = score_documents(gold_document, document(gold_tokens))
     if args.write:

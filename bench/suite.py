@@ -7,10 +7,10 @@ for ``--jobs 2``), so that peak RSS and model load time are those of that mode
 alone.  Rows:
 
 * parsing EWT test with greedy decoding one sentence per graph (``--batch-size 1``),
-  greedy in lock-step batches of 32 (the default) and 64, ``--jobs 2``, beam 4 and
-  beam 8: sentences/s, words/s, model load time, peak RSS, and the mode's UAS/LAS
+  greedy in lock-step batches of 32, 64 and the default (``PARSE_BATCH_SIZE``), ``--jobs 2``,
+  beam 4 and beam 8: sentences/s, words/s, model load time, peak RSS, and the mode's UAS/LAS
   on EWT dev (``--repeats N`` interleaves N rounds of the modes and reports medians;
-  ``--modes`` also offers batched128, beam8x64 and beam8x128: larger batches);
+  ``--modes`` also offers beam8x32 and beam8x64: beam 8 in smaller batches);
 * training: sentences per CPU-second for each lock-step minibatch size (one epoch over
   the first ``--train-sentences`` training sentences, words+pos features as the C++
   reference; ``bench/training.py`` has the full table);
@@ -36,18 +36,20 @@ import sys
 import time
 from pathlib import Path
 
+from lstmparse.core.batching import PARSE_BATCH_SIZE
+
 ROOT = Path(__file__).resolve().parent.parent
-PARSE_MODES = ("greedy", "batched", "batched64", "jobs2", "beam4", "beam8")
-MODE_SETTINGS = {  # (beam, batch size: parses advanced together); the last three are not run by default
+PARSE_MODES = ("greedy", "batched32", "batched64", "batched", "jobs2", "beam4", "beam8")
+MODE_SETTINGS = {  # (beam, batch size: parses advanced together); the last two are not run by default
     "greedy": (1, 1),
-    "batched": (1, 32),
+    "batched32": (1, 32),
     "batched64": (1, 64),
-    "jobs2": (1, 32),
-    "beam4": (4, 32),
-    "beam8": (8, 32),
-    "batched128": (1, 128),
+    "batched": (1, PARSE_BATCH_SIZE),
+    "jobs2": (1, PARSE_BATCH_SIZE),
+    "beam4": (4, PARSE_BATCH_SIZE),
+    "beam8": (8, PARSE_BATCH_SIZE),
+    "beam8x32": (8, 32),
     "beam8x64": (8, 64),
-    "beam8x128": (8, 128),
 }
 LENGTHS = (10, 25, 50, 100, 200)
 

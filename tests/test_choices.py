@@ -96,6 +96,29 @@ def test_refit_names_what_it_cannot_do_in_one_line(tmp_path):
     assert_one_error_line(run_cli("refit", SHIPPED), "--treebank DIR or --dev FILE")
 
 
+def test_a_choice_narrowed_by_the_recipe_tries_only_those_values_and_refit_narrows_it_again(tmp_path):
+    """The training record keeps the recipe's [choices] (here beam = [1]): refit reads them from the manifest."""
+    from lstmparse.errors import ConfigurationError
+    from lstmparse.pipeline.api import Pipeline
+    from lstmparse.pipeline.choices import choose_on_dev
+
+    model = tmp_path / "ta"
+    shutil.copytree(SHIPPED, model)
+    manifest = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    manifest["training"]["choice_grids"] = {"beam": [1.0]}
+    (model / "config.json").write_text(json.dumps(manifest), encoding="utf-8")
+    result = run_cli("refit", model, "--dev", DEV, "--only", "beam")
+    assert result.returncode == 0, result.stderr
+    chosen = json.loads((model / "config.json").read_text(encoding="utf-8"))["choices"]["beam"]
+    assert chosen["value"] == 1 and list(chosen["dev_LAS"]) == ["1"]
+    wider = choose_on_dev(
+        Pipeline.load(model), model, str(DEV), ["known_lemma_weight"], grids={"known_lemma_weight": [2, 0]}
+    )
+    assert list(wider["known_lemma_weight"]["dev_Lemmas"]) == ["0", "2"]  # in the choice's own order
+    with pytest.raises(ConfigurationError, match="beam: 8 is not one of its values 1, 2, 4"):
+        choose_on_dev(Pipeline.load(model), model, str(DEV), ["beam"], grids={"beam": [8]})
+
+
 @pytest.mark.slow
 def test_an_ensembles_members_are_chosen_on_dev_and_applied_on_load(tmp_path):
     """Two taggers and a joint-UPOS parser trained by a recipe: the choice keeps as many as dev says."""

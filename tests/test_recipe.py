@@ -187,6 +187,11 @@ RECIPE = '[model]\nname = "x"\narch = "pipeline"\nseed = 2\n[train]\n'
         (RECIPE + "[stages]\nepochs = 3\n", "stages: a list of tables"),
         (RECIPE + "[[stages]]\nepochs = 3\n", "a pipeline's training cannot be continued in stages"),
         (RECIPE + "[ensemble]\nrecipe = 'r.toml'\n", 'only a recipe of arch = "ensemble"'),
+        (RECIPE + "[choices]\nbeam = [1, 3]\n", "[choices] beam: 3 is not one of its values 1, 2, 4"),
+        (RECIPE + "[choices]\nbeams = 1\n", "[choices] beams: not a choice; choices: multiword_lookup"),
+        (RECIPE + "[choices]\nbeam = 'one'\n", "[choices] beam: a number or a list of numbers"),
+        (RECIPE + "[choices]\nbeam = []\n", "[choices] beam: a number or a list of numbers"),
+        ('[model]\nname = "t"\narch = "tagger"\n[choices]\nbeam = 1\n', "[choices]: only a pipeline's recipe"),
         ('[model]\nname = "e"\narch = "ensemble"\n', "[ensemble] recipe: missing"),
         ('[model]\nname = "e"\narch = "ensemble"\n[ensemble]\nrecipe = "r.toml"\nseeds = [2]\n', "two or more"),
         ('[model]\nname = "e"\narch = "ensemble"\n[ensemble]\nrecipe = "r.toml"\nseeds = [2, 2]\n', "distinct"),
@@ -226,6 +231,23 @@ def test_a_recipe_option_train_does_not_take_is_one_line_naming_the_file_and_key
     path.write_text(RECIPE + options, encoding="utf-8")
     result = run_cli("train", "--recipe", path, "--treebank", UD / "ta_ttb", "--model-dir", tmp_path / "m")
     assert_one_error_line(result, str(path), fragment)
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        ("beam=3", "--choice beam: 3 is not one of its values 1, 2, 4"),
+        ("beam", "--choice beam: NAME=VALUE,VALUE..."),
+        ("beam=wide", "--choice beam=wide: NAME=VALUE,VALUE..."),
+        ("beams=1", "--choice beams: not a choice"),
+    ],
+)
+def test_a_choice_narrowed_on_the_command_line_is_checked_in_one_line(tmp_path, value, fragment):
+    from conftest import assert_one_error_line
+
+    arguments = ("--arch", "pipeline", "--treebank", UD / "ta_ttb", "--model-dir", tmp_path / "m", "--choice", value)
+    assert_one_error_line(run_cli("train", *arguments), fragment)
     assert not (tmp_path / "m").exists()
 
 
@@ -293,7 +315,7 @@ def test_a_plan_naming_recipes_makes_each_treebank_the_jobs_of_its_own_recipe(tm
     for name, taggers in (("ta_ttb", 2), ("wo_wtb", 1)):
         (tmp_path / f"{name}.toml").write_text(
             RECIPE + f"max_minutes = 12\ntaggers = {taggers}\njoint_member = true\n[tagger]\nhidden = 40\n"
-            "factored_feats = false\n"
+            "factored_feats = false\n[choices]\nbeam = 1\n"
         )
     data = {
         "seeds": [1],
@@ -310,6 +332,9 @@ def test_a_plan_naming_recipes_makes_each_treebank_the_jobs_of_its_own_recipe(tm
     assert {"ta_ttb/recipe/s1/parser-joint", "wo_wtb/recipe/s1/parser-joint"} <= set(jobs)
     step = jobs["ta_ttb/recipe/s1/pipeline"].commands[0][1]
     assert step[step.index("--max-minutes") + 1] == "12" and "--joint-member" in step
+    assert step[step.index("--choice") + 1] == "beam=1"  # the pipeline step makes the choices, narrowed
+    parts = [job.commands[0][1] for job in jobs.values() if job.commands and job.step != "pipeline"]
+    assert parts and all("--choice" not in command for command in parts)
     assert step[-2:] == ("--recipe", "none")  # the pipeline step alone, its parts reused
     assert "tagger.hidden=40" in step and "tagger.factored_feats=false" in step  # its own fold taggers, if any
     tagger = jobs["ta_ttb/recipe/s1/tagger-2"].commands[0][1]

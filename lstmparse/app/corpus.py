@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lstmparse.core import backend
+from lstmparse.core.batching import PARSE_BATCH_SIZE
 from lstmparse.core.model_io import DEFAULT_MODEL
 from lstmparse.core.processes import loaded
 from lstmparse.errors import ConfigurationError, InputError
@@ -50,7 +51,7 @@ class ShardJob:
     constituency: bool = False  # a seq2seq model: its beam search, its output formats
     beam: int = 1
     kbest: int = 1
-    batch_size: int = 32
+    batch_size: int = PARSE_BATCH_SIZE
     memory_mb: int = backend.DEFAULT_MEMORY_MB
 
 

@@ -41,7 +41,7 @@ from lstmparse.errors import ConfigurationError
 DEFAULT_RECIPE = Path(__file__).with_name("default_recipe.toml")
 MODEL_KEYS = {"name": str, "arch": str, "treebank": str, "seed": int, "description": str}
 REQUIRED = ("name", "arch")
-SECTIONS = ("model", "train", "tagger", "tokenizer", "stages", "ensemble")
+SECTIONS = ("model", "train", "tagger", "tokenizer", "choices", "stages", "ensemble")
 PART_SECTIONS = ("tagger", "tokenizer")  # a pipeline's parts with options of their own (train --arch PART's)
 ENSEMBLE = "ensemble"  # the arch of a recipe whose model is an ensemble of models made by another recipe
 RESUMABLE = ("stacklstm", "seq2seq", "pipeline")  # the archs whose interrupted training train --resume continues
@@ -61,6 +61,7 @@ class Recipe:
     description: str = ""
     options: dict[str, object] = field(default_factory=dict)
     parts: dict[str, dict[str, object]] = field(default_factory=dict)  # [tagger], [tokenizer]: a pipeline's parts'
+    choices: dict[str, tuple[float, ...]] = field(default_factory=dict)  # [choices]: a pipeline's, narrowed
     stages: list[dict[str, object]] = field(default_factory=list)  # [[stages]]: options each later stage changes
     ensemble: EnsembleRecipe | None = None  # [ensemble]: an ensemble's members
 
@@ -93,8 +94,8 @@ def read_recipe(path: str | Path) -> Recipe:
     unknown = sorted(set(data) - set(SECTIONS))
     if unknown:
         raise ConfigurationError(
-            f"{path}: unknown section {unknown[0]!r}; a recipe has [model], [train], and a pipeline's [tagger] and "
-            "[tokenizer]"
+            f"{path}: unknown section {unknown[0]!r}; a recipe has [model], [train], and a pipeline's [tagger], "
+            "[tokenizer] and [choices]"
         )
     model = data.get("model", {})
     if not isinstance(model, dict):
@@ -111,6 +112,9 @@ def read_recipe(path: str | Path) -> Recipe:
     parts = {part: scalar_table(data, part, path) for part in PART_SECTIONS if part in data}
     if parts and model["arch"] != "pipeline":
         raise ConfigurationError(f"{path}: [{next(iter(parts))}]: only a pipeline's recipe has parts")
+    choices = read_choices_table(data, path)
+    if choices and model["arch"] != "pipeline":
+        raise ConfigurationError(f"{path}: [choices]: only a pipeline's recipe makes choices on dev")
     stages = read_stages(data, path)
     if stages and model["arch"] not in STAGED:
         raise ConfigurationError(f"{path}: [[stages]]: a {model['arch']}'s training cannot be continued in stages")
@@ -119,7 +123,27 @@ def read_recipe(path: str | Path) -> Recipe:
         raise ConfigurationError(f"{path}: an ensemble's recipe has [model] and [ensemble] only")
     if "ensemble" in data and model["arch"] != ENSEMBLE:
         raise ConfigurationError(f'{path}: [ensemble]: only a recipe of arch = "ensemble" has one')
-    return Recipe(path, options=options, parts=parts, stages=stages, ensemble=ensemble, **model)
+    return Recipe(path, options=options, parts=parts, choices=choices, stages=stages, ensemble=ensemble, **model)
+
+
+def read_choices_table(data: dict, path: Path) -> dict[str, tuple[float, ...]]:
+    """``[choices]``: choices made on dev narrowed to some of their values (``beam = [1]``: decode greedily, what
+    a wider beam would gain on dev being worth less than its time to this model), checked against the choices'."""
+    from lstmparse.pipeline.choices import checked_grids
+
+    table = data.get("choices", {})
+    if not isinstance(table, dict):
+        raise ConfigurationError(f"{path}: choices: a table ([choices]) was expected")
+    grids = {}
+    for name, value in table.items():
+        values = value if isinstance(value, list) else [value]
+        if not values or not all(isinstance(item, int | float) and not isinstance(item, bool) for item in values):
+            raise ConfigurationError(f"{path}: [choices] {name}: a number or a list of numbers was expected")
+        grids[name] = values
+    try:
+        return checked_grids(grids)
+    except ConfigurationError as error:
+        raise ConfigurationError(f"{path}: [choices] {error}") from None
 
 
 def read_stages(data: dict, path: Path) -> list[dict[str, object]]:

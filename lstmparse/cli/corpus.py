@@ -14,6 +14,7 @@ import click
 
 from lstmparse.cli.common import MEMORY_MB, MODEL, MODEL_HELP, clean_errors
 from lstmparse.core import backend
+from lstmparse.core.batching import PARSE_BATCH_SIZE
 from lstmparse.core.model_io import CONSTITUENCY_ARCHS, DEFAULT_MODEL
 from lstmparse.core.records import ModelRecord, read_record
 from lstmparse.io.formats import FORMATS, RAW_FORMATS
@@ -43,7 +44,9 @@ from lstmparse.io.formats import FORMATS, RAW_FORMATS
     "--beam", type=click.IntRange(min=1), help="beam width, 1: greedy [default: the model's; constituency models 10]"
 )
 @click.option("--kbest", default=1, show_default=True, type=click.IntRange(min=1), help="trees written per sentence")
-@click.option("--batch-size", default=32, show_default=True, type=click.IntRange(min=1), help="as for parse")
+@click.option(
+    "--batch-size", default=PARSE_BATCH_SIZE, show_default=True, type=click.IntRange(min=1), help="as for parse"
+)
 @click.option("--workers", type=click.IntRange(min=1), help="local processes, each loading the model once [default: 1]")
 @click.option("--scheduler", help="address of a Dask scheduler (tcp://HOST:8786) to run the shards on instead")
 @click.option("--quiet", is_flag=True, help="no progress bar or summary on stderr")

@@ -9,6 +9,7 @@ import click
 
 from lstmparse.cli.common import MEMORY_MB, MODEL, MODEL_HELP, clean_errors, comma_separated, configure_dynet, written
 from lstmparse.core import backend
+from lstmparse.core.batching import PARSE_BATCH_SIZE
 from lstmparse.errors import ConfigurationError
 from lstmparse.io.document import sentences_text
 from lstmparse.io.formats import FORMATS, RAW_FORMATS
@@ -86,7 +87,7 @@ PROCESSORS = StageList()
 )
 @click.option(
     "--batch-size",
-    default=32,
+    default=PARSE_BATCH_SIZE,
     show_default=True,
     type=click.IntRange(min=1),
     help="dependency models: parses advanced together in lock-step, sentences x beam (1: one sentence at a time; "

@@ -34,6 +34,7 @@ from lstmparse.cli.train_setup import (
     HALVED_PIPELINE,
     build_recipe_pipeline,
     check_pretrained_by_name,
+    given_choice_grids,
     given_part_options,
     make_recipe_ensemble,
     part_values,
@@ -396,6 +397,14 @@ def tagger_size_option(flag: str, field: str, minimum: int, help_text: str):  # 
     help="PART.OPTION=VALUE: an option of train --arch PART for the pipeline's tagger or tokenizer (repeatable; "
     "tagger.hidden=200, tagger.factored_feats=false); a recipe's [tagger] and [tokenizer] tables",
 )
+@family_option(
+    "--choice",
+    "choice",
+    multiple=True,
+    families=PIPELINE,
+    help="NAME=VALUE,...: a choice made on dev tried with only these of its values (repeatable; beam=1 decodes "
+    "greedily); a recipe's [choices] table",
+)
 @clean_errors
 def train(**given) -> None:
     """Train a model (the stack-LSTM parser, or another --arch); the best model on dev is kept in MODEL_DIR."""
@@ -414,13 +423,17 @@ def train(**given) -> None:
     memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
     explicit = {name: value for name, value in given.items() if _was_given(ctx, name)}
     parts = given_part_options(explicit.pop("part_option", ()), ctx)
+    grids = given_choice_grids(explicit.pop("choice", ()))
     from_command_line = dict(explicit)
     if recipe is not None:
         explicit = recipe_options(recipe, ctx) | explicit
         from_recipe = {part: part_values(recipe, part, table, ctx) for part, table in recipe.parts.items()}
         parts = {part: from_recipe.get(part, {}) | parts.get(part, {}) for part in {**from_recipe, **parts}}
+        grids = {name: list(values) for name, values in recipe.choices.items()} | grids
     if parts:
         explicit["part_options"] = parts
+    if grids:
+        explicit["choice_grids"] = _checked_choices(grids)
     if explicit.get("epochs_of"):
         explicit = with_epochs_of(explicit, arch)
     check_pretrained_by_name(explicit)
@@ -435,6 +448,17 @@ def train(**given) -> None:
     configure_dynet(seed=options.seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY, training=True)
     options, record = train_stages(arch, stages)
     write_training_card(arch, options, record, recipe, explicit, treebank, data_notes, started)
+
+
+def _checked_choices(grids: dict[str, list[float]]) -> dict[str, tuple[float, ...]]:
+    """``--choice`` values (and a recipe's [choices], checked when read) against the choices' own values."""
+    from lstmparse.errors import ConfigurationError
+    from lstmparse.pipeline.choices import checked_grids
+
+    try:
+        return checked_grids(grids)
+    except ConfigurationError as error:
+        raise click.UsageError(f"--choice {error}") from None
 
 
 def _was_given(ctx: click.Context, name: str) -> bool:

@@ -68,6 +68,21 @@ def given_part_options(values: tuple[str, ...], ctx: click.Context) -> dict[str,
     return parts
 
 
+def given_choice_grids(values: tuple[str, ...]) -> dict[str, list[float]]:
+    """``--choice beam=1 --choice known_lemma_weight=0,1,2`` as {"beam": [1.0], ...}: the values a choice made on dev
+    is narrowed to (``train`` then checks the names and values against the choices')."""
+    grids: dict[str, list[float]] = {}
+    for value in values:
+        name, equals, text = value.partition("=")
+        try:
+            grids[name.strip()] = [float(item) for item in text.split(",")]
+        except ValueError:
+            equals = ""
+        if not (equals and name.strip()):
+            raise click.UsageError(f"--choice {value}: NAME=VALUE,VALUE... (beam=1, known_lemma_weight=0,1,2)")
+    return grids
+
+
 def part_values(recipe, part: str, table: dict, ctx: click.Context) -> dict:  # noqa: ANN001 - a Recipe
     """A recipe's [tagger] or [tokenizer] table as the part's option values."""
     return dict(option_value(ctx, part, key, value, f"{recipe.path}: [{part}] {key}") for key, value in table.items())

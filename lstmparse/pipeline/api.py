@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import cast
 
-from lstmparse.core.batching import SENTENCE_WINDOW
+from lstmparse.core.batching import PARSE_BATCH_SIZE, SENTENCE_WINDOW
 from lstmparse.core.model_io import model_repr
 from lstmparse.core.records import ModelRecord, directory_of, read_record
 from lstmparse.errors import ModelError
@@ -42,7 +42,7 @@ class Pipeline:
     def __repr__(self) -> str:
         return model_repr("pipeline", self.source, ", ".join(self.processors))
 
-    def __call__(self, text: str | Document, batch_size: int = 32) -> Document:
+    def __call__(self, text: str | Document, batch_size: int = PARSE_BATCH_SIZE) -> Document:
         """Raw text to a :class:`~lstmparse.io.document.Document` of parsed sentences (tagged only without a parser);
         a ``Document`` given (``lstmparse.read``, ``Document.from_tokenlists``) is tagged and parsed as it is."""
         if isinstance(text, Document):
@@ -137,16 +137,17 @@ class Pipeline:
         input leaves UPOS blank (every word with ``retag``), a word's UPOS is the likeliest under the mean of the
         tagger's and the parser's probabilities, and XPOS, FEATS and lemmas are tagged for it."""
         assert self.tagger is not None and self.parser is not None
-        to_blank = ["upos", *self.tagger.model.columns] if retag else []
-        blanked = (sentence.with_columns({c: ["_"] * len(sentence) for c in to_blank}) for sentence in sentences)
-        return self.tagger.tag(blanked, False, 1 if streaming else SENTENCE_WINDOW, self.parser.upos_distributions)
+        if retag:
+            to_blank = ["upos", *self.tagger.model.columns]
+            sentences = (sentence.with_columns({c: ["_"] * len(sentence) for c in to_blank}) for sentence in sentences)
+        return self.tagger.tag(sentences, False, 1 if streaming else SENTENCE_WINDOW, self.parser.upos_distributions)
 
-    def parse_text(self, text: str, batch_size: int = 32) -> list[Sentence]:
+    def parse_text(self, text: str, batch_size: int = PARSE_BATCH_SIZE) -> list[Sentence]:
         """Raw text to parsed sentences (``pipeline(text)`` gives them as a :class:`Document`)."""
         return list(self.parse(self.tokenize(text), batch_size=batch_size))
 
     def parse(
-        self, sentences: Iterable[Sentence | Sequence[str]], retag: bool = False, batch_size: int = 32
+        self, sentences: Iterable[Sentence | Sequence[str]], retag: bool = False, batch_size: int = PARSE_BATCH_SIZE
     ) -> Iterator[Sentence]:
         """Tokenized sentences (``Sentence`` objects or lists of word forms), tagged and parsed, in order."""
         return self._parser().parse(self.tag(sentences, retag), batch_size)

@@ -9,7 +9,10 @@ choices already applied, and writes what it chose, with the dev figure of every
 candidate, into one block of the manifest, ``choices``; loading the pipeline applies
 the block (:func:`apply_choices`).  ``lstmparse refit MODEL --treebank DIR`` runs the
 choices again on a trained pipeline; training runs them last.  A new post-training
-choice is one more :class:`Choice` in :data:`CHOICES`.
+choice is one more :class:`Choice` in :data:`CHOICES`.  A recipe may narrow a choice to
+some of its candidates (its ``[choices]`` table, ``train --choice beam=1``): the fast
+English pipeline decodes greedily whatever a wider beam would gain, as its purpose is
+speed.
 
 The beam: greedy decoding commits to every action, a beam keeps the best few
 derivations.  On the languages' dev sets from raw text a beam of 4 gained 0.3 to 0.8
@@ -21,16 +24,18 @@ margin of the best.  Every way of parsing with the pipeline (``parse``, ``evalua
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from lstmparse.core.model_io import CONFIG, atomic_write
+from lstmparse.errors import ConfigurationError
 from lstmparse.io.formats import Sentence, read_sentences
 from lstmparse.scoring.conll18 import document, score_documents
 
@@ -51,6 +56,7 @@ class Pipeline(Protocol):
 
 
 CHOICES_KEY = "choices"  # the manifest's block
+GRIDS_KEY = "choice_grids"  # the training record's: the candidates a recipe narrowed choices to
 
 
 @dataclass(frozen=True)
@@ -316,6 +322,27 @@ def dev_figure(choice: Choice, pipeline: Pipeline, gold: list[Sentence]) -> floa
     return round(score_documents(document(gold), document(choice.output(pipeline, gold)))[choice.measure].f1, 2)
 
 
+def narrowed(choice: Choice, values: Sequence[float]) -> Choice:
+    """The choice with only ``values`` among its candidates (the first of them neutral where its own neutral is
+    left out); a value that is not one of its candidates is a ConfigurationError naming the choice."""
+    strange = [value for value in values if value not in choice.candidates]
+    if strange or not values:
+        known = ", ".join(f"{value:g}" for value in choice.candidates)
+        given = f"{strange[0]:g} is not one of" if strange else "give some of"
+        raise ConfigurationError(f"{choice.name}: {given} its values {known}")
+    kept = tuple(value for value in choice.candidates if value in values)
+    return dataclasses.replace(choice, candidates=kept, neutral=choice.neutral if choice.neutral in kept else kept[0])
+
+
+def checked_grids(grids: Mapping[str, Sequence[float]]) -> dict[str, tuple[float, ...]]:
+    """Choices narrowed to some of their candidates (``{"beam": [1]}``), checked: each a choice, each value one of
+    its candidates (a ConfigurationError otherwise), in the choice's own order."""
+    for name in grids:
+        if name not in BY_NAME:
+            raise ConfigurationError(f"{name}: not a choice; choices: {', '.join(BY_NAME)}")
+    return {name: narrowed(BY_NAME[name], [float(v) for v in values]).candidates for name, values in grids.items()}
+
+
 def choose(choice: Choice, pipeline: Pipeline, gold: list[Sentence]) -> dict:
     """Try every candidate on dev; keep the best (the earlier candidate on ties; the neutral one unless another
     gains the margin), set it, and return the figures."""
@@ -325,6 +352,8 @@ def choose(choice: Choice, pipeline: Pipeline, gold: list[Sentence]) -> dict:
             continue
         choice.set(pipeline, value)
         figures[value] = dev_figure(choice, pipeline, gold)
+    if not figures:
+        raise ConfigurationError(f"choice {choice.name}: none of its values fits this pipeline's members")
     best = max(figures, key=lambda value: figures[value])
     if choice.name == "beam":  # the narrowest within the margin of the best: a wider beam costs time
         best = min(value for value in figures if figures[value] >= figures[best] - choice.margin)
@@ -336,15 +365,25 @@ def choose(choice: Choice, pipeline: Pipeline, gold: list[Sentence]) -> dict:
 
 
 def choose_on_dev(
-    pipeline: Pipeline, directory: str | Path, dev: str, names: Sequence[str] | None = None, log: TextIO | None = None
+    pipeline: Pipeline,
+    directory: str | Path,
+    dev: str,
+    names: Sequence[str] | None = None,
+    log: TextIO | None = None,
+    grids: Mapping[str, Sequence[float]] | None = None,
 ) -> dict:
     """Run the choices (all that apply, or ``names``) on ``pipeline``, loaded from ``directory`` as it ships, with
-    the gold ``dev`` file; write them into its manifest's block and return it."""
+    the gold ``dev`` file, each over its candidates (narrowed where ``grids`` names it; by default, as the recipe
+    that trained it narrowed them: its manifest's training record); write them into its manifest's block and return
+    it."""
     gold = list(read_sentences(dev))
     chosen = dict(read_choices(directory))
+    narrowing = checked_grids(stored_grids(directory) if grids is None else grids)
     for choice in CHOICES:
         if (names is not None and choice.name not in names) or not choice.applies(pipeline):
             continue
+        if choice.name in narrowing:
+            choice = narrowed(choice, narrowing[choice.name])
         chosen[choice.name] = choose(choice, pipeline, gold)
         line = ", ".join(
             f"{value} {figure:.2f}" for value, figure in chosen[choice.name][f"dev_{choice.measure}"].items()
@@ -358,6 +397,12 @@ def choose_on_dev(
 def read_choices(directory: str | Path) -> dict:
     manifest = json.loads((Path(directory) / CONFIG).read_text(encoding="utf-8"))
     return manifest.get(CHOICES_KEY, {})
+
+
+def stored_grids(directory: str | Path) -> dict[str, list[float]]:
+    """The candidates the recipe that trained the pipeline narrowed its choices to (its training record's)."""
+    manifest = json.loads((Path(directory) / CONFIG).read_text(encoding="utf-8"))
+    return manifest.get("training", {}).get(GRIDS_KEY, {})
 
 
 def write_choices(directory: str | Path, chosen: dict) -> None:

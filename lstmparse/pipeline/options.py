@@ -31,6 +31,7 @@ class PipelineOptions(RunOptions):
     resume: bool = False  # reuse the parts (and jack-knifed data) already in model_dir that match this run
     choose: tuple[str, ...] = ()  # parser settings chosen from the training data (lstmparse.pipeline.recipe)
     given_parts: dict[str, str] = field(default_factory=dict)  # parts already trained: copied, not trained
+    choice_grids: dict[str, tuple[float, ...]] = field(default_factory=dict)  # choices on dev narrowed (--choice)
 
     @classmethod
     def from_command_line(cls, given: dict) -> PipelineOptions:
@@ -42,6 +43,7 @@ class PipelineOptions(RunOptions):
         parser = StackLSTMOptions.from_command_line(parser_given | {"model_dir": ""})
         values = common_values(given) | given_fields(given, "jackknife", "taggers", "pretrained", "resume", "encoder")
         values |= given_fields(given, "joint_member", "half_precision", "pretrained_by_name", "cores", "part_options")
+        values |= given_fields(given, "choice_grids")
         if values.get("encoder"):
             from lstmparse.layers.encoders import canonical_spec
 

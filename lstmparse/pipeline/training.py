@@ -36,7 +36,7 @@ from lstmparse.core.records import read_record, training_ended
 from lstmparse.errors import ConfigurationError, ModelError
 from lstmparse.io.formats import read_sentences
 from lstmparse.pipeline.api import Pipeline, parts_of
-from lstmparse.pipeline.choices import CHOICES_KEY, choose_on_dev
+from lstmparse.pipeline.choices import CHOICES_KEY, GRIDS_KEY, choose_on_dev
 from lstmparse.pipeline.folds import (
     FOLD_EPOCHS,
     fold_tagger_directory,
@@ -76,6 +76,8 @@ def train_pipeline(options: PipelineOptions, log: TextIO = sys.stderr) -> dict:
     directory = Path(options.model_dir)
     directory.mkdir(parents=True, exist_ok=True)
     record: dict = {"train": options.train, "dev": options.dev, "jackknife": options.jackknife, "parts": {}}
+    if options.choice_grids:  # in the manifest, so that lstmparse refit narrows them as the recipe did
+        record[GRIDS_KEY] = {name: list(values) for name, values in options.choice_grids.items()}
     encoder, why_not = encoder_for(options.encoder, options.train) if options.train else (options.encoder, None)
     if why_not is not None:  # the farm's part jobs follow the same rule (app/farm/plan.py)
         options = dataclasses.replace(options, encoder=encoder)

@@ -230,7 +230,7 @@ class LstmparseComponent:
     def _parsed(self, docs: list[Doc]) -> Iterator[Doc]:
         inputs = [self._sentences_of(doc) for doc in docs]
         flat = [sentence for sentences, _ in inputs for sentence in sentences]
-        parsed = iter(list(self.pipeline.parse(flat, batch_size=32)) if flat else [])
+        parsed = iter(list(self.pipeline.parse(flat)) if flat else [])
         for doc, (sentences, token_index) in zip(docs, inputs, strict=True):
             mine = [next(parsed) for _ in sentences]
             doc._.set(EXTENSION, mine)

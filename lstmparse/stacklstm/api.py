@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lstmparse.core.batching import SENTENCE_WINDOW, batches, windows
+from lstmparse.core.batching import PARSE_BATCH_SIZE, SENTENCE_WINDOW, batches, windows
 from lstmparse.core.ensembles import STACKLSTM_ENSEMBLE, TagDistribution, mixture_log_probs
 from lstmparse.core.languages import pipelines_of_language
 from lstmparse.core.model_io import TAG_FREE_MODEL, model_repr, read_card
@@ -71,7 +71,9 @@ class Parser:
             return cls(StackLSTMEnsemble.load(record), str(record.path))
         return cls(StackLSTMParser.load(str(record.path)), str(record.path))
 
-    def parse(self, sentences: Iterable[Sentence | Sequence[str]], batch_size: int = 32) -> Iterator[Sentence]:
+    def parse(
+        self, sentences: Iterable[Sentence | Sequence[str]], batch_size: int = PARSE_BATCH_SIZE
+    ) -> Iterator[Sentence]:
         """Parse sentences (``Sentence`` objects or lists of word forms), in order.
 
         Each result is a copy of the input sentence with HEAD and DEPREL filled in;
@@ -98,7 +100,11 @@ class Parser:
         return self.parse(read_sentences(path, fmt))
 
     def parse_kbest(
-        self, sentences: Iterable[Sentence | Sequence[str]], beam: int, kbest: int = 1, batch_size: int = 32
+        self,
+        sentences: Iterable[Sentence | Sequence[str]],
+        beam: int,
+        kbest: int = 1,
+        batch_size: int = PARSE_BATCH_SIZE,
     ) -> Iterator[list[Sentence]]:
         """Beam search: for each sentence (in order) its ``kbest`` best distinct trees, best first.
 
@@ -116,7 +122,7 @@ class Parser:
         sentences: Iterable[Sentence | Sequence[str]],
         beam: int | None = None,
         kbest: int = 1,
-        batch_size: int = 32,
+        batch_size: int = PARSE_BATCH_SIZE,
         confidence: str | None = None,
     ) -> Iterator[list[Sentence]]:
         """Each sentence's list of parses: the best one found with ``beam``, or (``kbest`` above 1) the ``kbest``

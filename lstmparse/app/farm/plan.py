@@ -32,7 +32,7 @@ first job starts.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,6 +101,8 @@ class Setting:
         options = {key: value for key, value in options.items() if value != ""}  # "": the setting leaves it out
         if recipe.parts:
             options["part_options"] = recipe.parts
+        if recipe.choices:
+            options["choice_grids"] = recipe.choices
         budget = self.budget_minutes if self.own_budget else recipe.options.get("max_minutes", self.budget_minutes)
         minutes = None if budget is None else float(str(budget))
         sources = self.evaluate or DEFAULT_SOURCES.get(recipe.arch, ("tokens",))
@@ -173,6 +175,14 @@ def part_option_arguments(parts: dict[str, dict[str, object]]) -> list[str]:
     return arguments
 
 
+def choice_arguments(grids: dict[str, Sequence[float]]) -> list[str]:
+    """``{"beam": [1]}`` as ``--choice beam=1`` (a pipeline's choices on dev narrowed to these values)."""
+    arguments = []
+    for name, values in grids.items():
+        arguments += ["--choice", f"{name}={','.join(f'{float(value):g}' for value in values)}"]
+    return arguments
+
+
 @dataclass(frozen=True)
 class TreebankFiles:
     """The files a treebank's jobs read (the originals, or the plan's cuts of them)."""
@@ -241,6 +251,8 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
     given_epochs = options.pop("part_epochs", {})  # train --epochs-of: each part's epochs, and no time budget
     part_epochs: dict[str, int] = given_epochs if isinstance(given_epochs, dict) else {}
     given_parts = options.pop("part_options", {})  # the tagger's and tokenizer's own options
+    given_grids = options.pop("choice_grids", {})  # the pipeline step's choices on dev, narrowed
+    grids: dict[str, Sequence[float]] = given_grids if isinstance(given_grids, dict) else {}
     parts: dict[str, dict[str, object]] = given_parts if isinstance(given_parts, dict) else {}
     folds = int(str(options.get("jackknife", 4)))
     tagged = reads_tags(str(options["features"]).split(",") if "features" in options else None)
@@ -306,7 +318,8 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
             raise ConfigurationError(f"--epochs-of: the model's card gives no epochs for {', '.join(missing)}")
         options["epochs"] = part_epochs["pipeline"]
     command = _train_command("pipeline", files.train, files.dev, model_dir, seed, total)
-    command += [*option_arguments(options), *part_option_arguments(parts), "--resume", "--recipe", NO_RECIPE]
+    command += [*option_arguments(options), *part_option_arguments(parts), *choice_arguments(grids)]
+    command += ["--resume", "--recipe", NO_RECIPE]
     jobs.append(
         Job(
             f"{prefix}/pipeline",
