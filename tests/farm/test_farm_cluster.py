@@ -69,6 +69,10 @@ def test_the_smoke_plan_runs_end_to_end_and_a_rerun_redoes_nothing(tmp_path):
     assert rerun.returncode == 0 and "18 finished before, 0 to run" in rerun.stderr, rerun.stderr
     assert result_times(work) == before
 
+    (work / "jobs" / "ta_ttb" / "pipeline" / "s1" / "tagger" / "result.json").unlink()  # as if its command changed
+    again = farm(SMOKE, "--work-dir", work, "--workers", "2")
+    assert again.returncode == 0 and "15 finished before, 3 to run" in again.stderr, again.stderr  # and its readers
+
 
 def test_a_farm_trained_model_is_the_model_train_trains_by_hand(tmp_path):
     settings = (

@@ -153,6 +153,29 @@ def test_a_changed_command_changes_the_fingerprint_so_the_job_is_redone():
     assert fingerprint(job) == fingerprint(same) != fingerprint(other)
 
 
+def test_the_jobs_that_need_a_job_made_again_are_made_again_and_no_others(tmp_path):
+    """A recipe's tagger changed: its pipeline step and the evaluation (whose own commands did not change) are
+    stale; the other parts and the other settings' jobs stay finished."""
+    import json
+
+    from lstmparse.app.farm.engine import stale_jobs
+    from lstmparse.app.farm.jobs import RESULT, finished, forget, job_directory
+
+    jobs = [job for job in smoke_jobs().values() if job.treebank == "ta_ttb"]
+    prefix = "ta_ttb/pipeline/s1"
+    done = {job.id for job in jobs} - {f"{prefix}/tagger"}
+    stale = {job.id for job in stale_jobs(jobs, done)}
+    assert stale == {f"{prefix}/pipeline", f"{prefix}/evaluate"}
+    assert stale_jobs(jobs, {job.id for job in jobs}) == []
+    evaluation = next(job for job in jobs if job.id == f"{prefix}/evaluate")
+    job_directory(tmp_path, evaluation).mkdir(parents=True)
+    result = JobResult(evaluation.id, 1.0, 1.0, fingerprint(evaluation))
+    (job_directory(tmp_path, evaluation) / RESULT).write_text(json.dumps(result.__dict__), encoding="utf-8")
+    assert finished(tmp_path, evaluation) is not None
+    forget(tmp_path, evaluation)
+    assert finished(tmp_path, evaluation) is None
+
+
 def test_an_interrupted_training_resumes_or_restarts_by_what_its_family_can(tmp_path):
     command = ["lstmparse", "train", "--model-dir", str(tmp_path / "m")]
     resumable = Job("a/b/s1/train", "a", "b", 1, "train", model_dir=str(tmp_path / "m"), resumable=True)

@@ -29,6 +29,7 @@ from lstmparse.app.farm.jobs import (
     STARTED,
     JobResult,
     finished,
+    forget,
     job_directory,
     last_log_line,
     run_job,
@@ -159,9 +160,13 @@ def run_graph(  # noqa: PLR0913 (the farm's settings, passed on)
     log: TextIO = sys.stderr,
 ) -> FarmOutcome:
     """Run the unfinished ``jobs`` (those without a result in ``work_dir`` from an earlier run with the same
-    commands) on a local cluster of ``workers`` processes or an existing ``scheduler``."""
+    commands, and those that need one of them: an evaluation of a model made again is made again) on a local
+    cluster of ``workers`` processes or an existing ``scheduler``."""
     outcome = FarmOutcome()
     outcome.results = {job.id: result for job in jobs if (result := finished(work_dir, job)) is not None}
+    for stale in stale_jobs(jobs, set(outcome.results)):
+        forget(work_dir, stale)
+        del outcome.results[stale.id]
     pending = {job.id: job for job in jobs if job.id not in outcome.results}
     print(f"farm: {len(jobs)} jobs, {len(outcome.results)} finished before, {len(pending)} to run", file=log)
     started = time.time()
@@ -229,6 +234,14 @@ def _collect(future, job: Job, jobs: list[Job], pending: dict, outcome: FarmOutc
         for dependent in dependents(jobs, job.id):
             if pending.pop(dependent, None) is not None:
                 outcome.skipped[dependent] = f"needs {job.id}, which failed"
+
+
+def stale_jobs(jobs: list[Job], finished_ids: set[str]) -> list[Job]:
+    """The finished jobs that need, directly or through others, a job that is not finished: they read what that
+    job will make anew."""
+    unfinished = [job.id for job in jobs if job.id not in finished_ids]
+    stale = set().union(*(dependents(jobs, job_id) for job_id in unfinished))
+    return [job for job in jobs if job.id in stale and job.id in finished_ids]
 
 
 def critical_paths(jobs: list[Job]) -> dict[str, float]:

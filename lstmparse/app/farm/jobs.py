@@ -60,6 +60,11 @@ def finished(work_dir: str | Path, job: Job) -> JobResult | None:
     return result if result.fingerprint == fingerprint(job) else None
 
 
+def forget(work_dir: str | Path, job: Job) -> None:
+    """Drop the job's result from an earlier run, so that it runs again (a job it needs runs again first)."""
+    (job_directory(work_dir, job) / RESULT).unlink(missing_ok=True)
+
+
 def last_log_line(work_dir: str | Path, job: Job) -> str:
     """The last non-blank line of the job's log (what a failed job said last)."""
     try:
