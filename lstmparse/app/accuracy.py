@@ -45,7 +45,17 @@ def blank_columns(gold: Sequence[Sentence], columns: Sequence[str]) -> list[Sent
 
 def run_model(pipeline, gold: Sequence[Sentence], source: str, beam: int | None = None) -> AccuracyRun:
     """``pipeline`` (a loaded :class:`~lstmparse.pipeline.api.Pipeline`, any of its parts present) on ``gold``
-    (``beam`` ``None``: the pipeline's own)."""
+    (``beam`` ``None``: the pipeline's own), scored."""
+    output, note = model_output(pipeline, gold, source, beam)
+    scores = score_documents(document(gold), document(output))
+    return AccuracyRun(output, scores, note, unannotated_measures(gold))
+
+
+def model_output(
+    pipeline, gold: Sequence[Sentence], source: str, beam: int | None = None
+) -> tuple[list[Sentence], str]:
+    """What ``pipeline`` makes of ``gold``'s raw text or tokens, and a note saying which: the work a speed
+    measure times (the scoring is not parsing)."""
     from lstmparse.tokenizer.api import RawParagraph
 
     if source not in SOURCES:
@@ -63,11 +73,8 @@ def run_model(pipeline, gold: Sequence[Sentence], source: str, beam: int | None 
         what = "the tag and lemma columns blanked" if blanked else "their gold tags (the model has no tagger)"
         note = f"{len(gold)} gold sentences' tokens with {what}"
     if pipeline.parser is None:
-        output = list(pipeline.tag(sentences, retag=source == "tokens"))
-    else:
-        output = [best for best, *_ in pipeline.candidates(sentences, beam, 1)]
-    scores = score_documents(document(gold), document(output))
-    return AccuracyRun(output, scores, note, unannotated_measures(gold))
+        return list(pipeline.tag(sentences, retag=source == "tokens")), note
+    return [best for best, *_ in pipeline.candidates(sentences, beam, 1)], note
 
 
 def evaluate_model(model: str | Path, gold_path: str, source: str, beam: int | None = None) -> AccuracyRun:

@@ -246,7 +246,7 @@ def parsing_speed(directory: Path, test: Path) -> dict:
     (:func:`lstmparse.core.languages.by_language_rule`) and ``lstmparse models`` read."""
     import time
 
-    from lstmparse.app.accuracy import run_model
+    from lstmparse.app.accuracy import model_output
     from lstmparse.core.backend import configure_defaults
     from lstmparse.io.formats import read_sentences
 
@@ -256,9 +256,9 @@ def parsing_speed(directory: Path, test: Path) -> dict:
     gold = list(read_sentences(str(test)))
     with one_thread():
         pipeline = Pipeline.assemble(directory)
-        run_model(pipeline, gold[:1], "raw")  # what a first sentence loads (the encoder's weights) is not parsing
+        model_output(pipeline, gold[:1], "raw")  # what a first sentence loads (the encoder's weights) is not parsing
         started = time.process_time()
-        output = run_model(pipeline, gold, "raw").sentences
+        output, _ = model_output(pipeline, gold, "raw")
         seconds = time.process_time() - started
     words = sum(len(sentence) for sentence in output)
     return {
