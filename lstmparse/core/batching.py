@@ -11,7 +11,7 @@ T = TypeVar("T")
 SENTENCE_WINDOW = 1024  # parsing reads this many input sentences at a time (and orders them by length)
 # Hypotheses (sentences x beam) a dependency parser advances in lock-step by default: on one core 128 parsed EWT
 # test about 20 % faster than 32 (each step's batched operations spread DyNet's per-operation cost over more
-# words) for about 150 MB more memory; 256 was slower again.  The trees do not depend on it.
+# words) for 110 to 160 MB more memory; 256 was slower again.  The trees do not depend on it.
 PARSE_BATCH_SIZE = 128
 
 
