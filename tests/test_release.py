@@ -194,6 +194,15 @@ def test_the_catalogue_lists_the_shipped_model_with_its_figures_and_recipe(farm_
     assert "Recipe (`ta_ttb_pipeline/recipe.toml`): taggers 1." in page
 
 
+def test_a_recipes_summary_names_its_parts_options_and_its_narrowed_choices():
+    from lstmparse.app.recipes import read_recipe
+    from lstmparse.app.release.catalogue import recipe_summary
+
+    summary = recipe_summary(read_recipe(ROOT / "models" / "en_ewt_pipeline" / "recipe.toml"))
+    assert summary.startswith("max_minutes 60, ")
+    assert "; tagger: hidden 200, factored_feats false; beam narrowed to 1" in summary
+
+
 def test_the_readmes_languages_table_is_made_from_the_results_between_its_markers(farm_run, tmp_path):
     from lstmparse.app.release.catalogue import README_END, README_START, with_languages_table
 

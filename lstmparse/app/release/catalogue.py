@@ -140,12 +140,17 @@ def model_section(directory: Path) -> list[str]:
 
 
 def recipe_summary(recipe: Recipe) -> str:
-    """A recipe's options in a line: ``[train]``'s, then each later stage's, or an ensemble's members."""
+    """A recipe's options in a line: ``[train]``'s, its parts' and its narrowed choices, then each later stage's, or
+    an ensemble's members."""
     if recipe.ensemble is not None:
         members = [f"`{model}`" for model in recipe.ensemble.models]
         members += [f"seed {seed}" for seed in recipe.ensemble.seeds]
         return f"the ensemble of {', '.join(members)}, made by `{recipe.ensemble.recipe.parent.name}/recipe.toml`"
     text = ", ".join(f"{key} {toml_value(value)}" for key, value in recipe.options.items())
+    for part, options in recipe.parts.items():
+        text += f"; {part}: " + ", ".join(f"{key} {toml_value(value)}" for key, value in options.items())
+    for name, values in recipe.choices.items():
+        text += f"; {name} narrowed to " + ", ".join(f"{value:g}" for value in values)
     for stage in recipe.stages:
         text += "; then " + ", ".join(f"{key} {toml_value(value)}" for key, value in stage.items())
     return text
