@@ -339,6 +339,9 @@ def test_a_plan_naming_recipes_makes_each_treebank_the_jobs_of_its_own_recipe(tm
     assert "tagger.hidden=40" in step and "tagger.factored_feats=false" in step  # its own fold taggers, if any
     tagger = jobs["ta_ttb/recipe/s1/tagger-2"].commands[0][1]
     assert tagger[tagger.index("--hidden") + 1] == "40" and "--whole-feats" in tagger
+    # an interrupted parser continues from its checkpoint; a tagger or tokenizer starts again
+    assert jobs["ta_ttb/recipe/s1/parser-joint"].resumable and jobs["ta_ttb/recipe/s1/pipeline"].resumable
+    assert not jobs["ta_ttb/recipe/s1/tagger-2"].resumable and not jobs["ta_ttb/recipe/s1/tokenizer"].resumable
 
 
 def test_a_recipe_settings_own_budget_wins_over_its_recipes_and_the_plans_does_not(tmp_path):

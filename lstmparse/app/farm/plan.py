@@ -279,6 +279,7 @@ def pipeline_jobs(prefix: str, base: dict, setting: Setting, files: TreebankFile
             commands=((step, tuple(command)),),
             needs=needs,
             model_dir=directory,
+            resumable=arch in RESUMABLE,  # an interrupted parser continues from its checkpoint
             budget_minutes=minutes,
         )
 
