@@ -88,3 +88,17 @@ def batch_size_default(options_class: type[RunOptions]) -> object:
 def learning_rate_default(options_class: type[RunOptions]) -> object:
     """The stack-LSTM's learning rate follows its optimizer and batch size; the others have one value."""
     return LEARNING_RATE_HELP if options_class is StackLSTMOptions else default_of(options_class, "learning_rate")
+
+
+def was_given(ctx: click.Context, name: str) -> bool:
+    """Whether the command line (not the option's default) gave the parameter ``name``."""
+    return ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)
+
+
+def refuse_foreign_options(ctx: click.Context, arch: str) -> None:
+    """An option of another family is an error: training without it would not be what the user asked for."""
+    for param in ctx.command.params:
+        if isinstance(param, FamilyOption) and arch not in param.families and was_given(ctx, param.name):
+            raise click.UsageError(
+                f"{param.opts[0]} applies to --arch {', '.join(param.families)}, not {arch}", ctx=ctx
+            )

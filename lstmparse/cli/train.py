@@ -23,21 +23,20 @@ from lstmparse.cli.family_options import (
     TOKENIZER,
     TREE,
     FamilyCommand,
-    FamilyOption,
     batch_size_default,
     default_of,
     defaults_of,
     family_option,
     learning_rate_default,
+    refuse_foreign_options,
+    was_given,
 )
 from lstmparse.cli.train_setup import (
     HALVED_PIPELINE,
     build_recipe_pipeline,
     check_pretrained_by_name,
-    given_choice_grids,
-    given_part_options,
     make_recipe_ensemble,
-    part_values,
+    parts_and_choices,
     recipe_of,
     recipe_options,
     staged,
@@ -412,28 +411,21 @@ def train(**given) -> None:
 
     started = time.time()
     ctx = click.get_current_context()
-    recipe = recipe_of(given, _was_given(ctx, "arch"))
+    recipe = recipe_of(given, was_given(ctx, "arch"))
     if recipe is not None and recipe.ensemble is not None:
-        make_recipe_ensemble(recipe, given, [name for name in given if _was_given(ctx, name)])
+        make_recipe_ensemble(recipe, given, [name for name in given if was_given(ctx, name)])
         return
     arch = given["arch"] = recipe.arch if recipe is not None else given["arch"]
-    _refuse_foreign_options(ctx, arch)
+    refuse_foreign_options(ctx, arch)
     check_training_directory(given["model_dir"], given["resume"], given["overwrite"])
     options_class = family(arch).options_class()
     memory_mb = given["memory_mb"] or options_class.DYNET_MEMORY_MB
-    explicit = {name: value for name, value in given.items() if _was_given(ctx, name)}
-    parts = given_part_options(explicit.pop("part_option", ()), ctx)
-    grids = given_choice_grids(explicit.pop("choice", ()))
+    explicit = {name: value for name, value in given.items() if was_given(ctx, name)}
+    pipeline_tables = parts_and_choices(explicit, recipe, ctx)
     from_command_line = dict(explicit)
     if recipe is not None:
         explicit = recipe_options(recipe, ctx) | explicit
-        from_recipe = {part: part_values(recipe, part, table, ctx) for part, table in recipe.parts.items()}
-        parts = {part: from_recipe.get(part, {}) | parts.get(part, {}) for part in {**from_recipe, **parts}}
-        grids = {name: list(values) for name, values in recipe.choices.items()} | grids
-    if parts:
-        explicit["part_options"] = parts
-    if grids:
-        explicit["choice_grids"] = _checked_choices(grids)
+    explicit |= pipeline_tables
     if explicit.get("epochs_of"):
         explicit = with_epochs_of(explicit, arch)
     check_pretrained_by_name(explicit)
@@ -448,27 +440,3 @@ def train(**given) -> None:
     configure_dynet(seed=options.seed, memory_mb=memory_mb, weight_decay=options_class.WEIGHT_DECAY, training=True)
     options, record = train_stages(arch, stages)
     write_training_card(arch, options, record, recipe, explicit, treebank, data_notes, started)
-
-
-def _checked_choices(grids: dict[str, list[float]]) -> dict[str, tuple[float, ...]]:
-    """``--choice`` values (and a recipe's [choices], checked when read) against the choices' own values."""
-    from lstmparse.errors import ConfigurationError
-    from lstmparse.pipeline.choices import checked_grids
-
-    try:
-        return checked_grids(grids)
-    except ConfigurationError as error:
-        raise click.UsageError(f"--choice {error}") from None
-
-
-def _was_given(ctx: click.Context, name: str) -> bool:
-    return ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)
-
-
-def _refuse_foreign_options(ctx: click.Context, arch: str) -> None:
-    """An option of another family is an error: training without it would not be what the user asked for."""
-    for param in ctx.command.params:
-        if isinstance(param, FamilyOption) and arch not in param.families and _was_given(ctx, param.name):
-            raise click.UsageError(
-                f"{param.opts[0]} applies to --arch {', '.join(param.families)}, not {arch}", ctx=ctx
-            )

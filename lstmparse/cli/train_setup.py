@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from lstmparse.cli.common import comma_separated
 from lstmparse.cli.family_options import FAMILIES, PIPELINE, SEQ2SEQ, STACK, FamilyOption
 
 
@@ -68,19 +69,39 @@ def given_part_options(values: tuple[str, ...], ctx: click.Context) -> dict[str,
     return parts
 
 
-def given_choice_grids(values: tuple[str, ...]) -> dict[str, list[float]]:
-    """``--choice beam=1 --choice known_lemma_weight=0,1,2`` as {"beam": [1.0], ...}: the values a choice made on dev
-    is narrowed to (``train`` then checks the names and values against the choices')."""
+def parts_and_choices(explicit: dict, recipe, ctx: click.Context) -> dict:  # noqa: ANN001 - a Recipe or None
+    """A pipeline's tables, taken out of ``explicit``: its parts' own options (``--part-option``, a recipe's
+    [tagger] and [tokenizer]) as ``part_options``, its narrowed choices (``--choice``, [choices]) as
+    ``choice_grids``; the command line's win over the recipe's, and an empty table is left out."""
+    parts = given_part_options(explicit.pop("part_option", ()), ctx)
+    grids = given_choice_grids(explicit.pop("choice", ()))
+    if recipe is not None:
+        from_recipe = {part: part_values(recipe, part, table, ctx) for part, table in recipe.parts.items()}
+        parts = {part: from_recipe.get(part, {}) | parts.get(part, {}) for part in {**from_recipe, **parts}}
+        grids = dict(recipe.choices) | grids
+    tables = {"part_options": parts, "choice_grids": grids}
+    return {name: table for name, table in tables.items() if table}
+
+
+def given_choice_grids(values: tuple[str, ...]) -> dict[str, tuple[float, ...]]:
+    """``--choice beam=1 --choice known_lemma_weight=0,1,2`` as {"beam": (1.0,), ...}: the values a choice made on
+    dev is narrowed to, checked against the choices' own."""
+    from lstmparse.errors import ConfigurationError
+    from lstmparse.pipeline.choices import checked_grids
+
     grids: dict[str, list[float]] = {}
     for value in values:
         name, equals, text = value.partition("=")
         try:
-            grids[name.strip()] = [float(item) for item in text.split(",")]
+            grids[name.strip()] = [float(item) for item in comma_separated(text)]
         except ValueError:
             equals = ""
         if not (equals and name.strip()):
             raise click.UsageError(f"--choice {value}: NAME=VALUE,VALUE... (beam=1, known_lemma_weight=0,1,2)")
-    return grids
+    try:
+        return checked_grids(grids)
+    except ConfigurationError as error:
+        raise click.UsageError(f"--choice {error}") from None
 
 
 def part_values(recipe, part: str, table: dict, ctx: click.Context) -> dict:  # noqa: ANN001 - a Recipe
